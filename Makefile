@@ -1,0 +1,63 @@
+# nvme-rdma send-completion suppression: the patch series and its harness.
+# The two commands: `make run` (the main job) and `make check` (the tests).
+
+BASE ?= linux-6.12
+export BASE
+START_TIME := $(shell date +%s)
+export START_TIME
+H := scripts/host
+
+.PHONY: all run check deps tree export build series-check kunit-guest boot-test \
+	kunit shellcheck clean distclean help
+
+all: help
+
+help:
+	@echo "make run      build the patched kernel, boot it, nvme connect over soft-RoCE, fio, summary"
+	@echo "make check    series hygiene, KUnit in the guest kernel, the boot test"
+	@echo "make tree     (re)create build/$(BASE): upstream import commit + git am of patches/$(BASE)"
+	@echo "make export   write build/$(BASE)'s commits back to patches/$(BASE)"
+	@echo "make build    configure and build the guest kernel"
+	@echo "make kunit    kunit.py run --kunitconfig=drivers/nvme/host (UML) in build/$(BASE)"
+	@echo "BASE=linux-6.1 selects the backport series"
+
+deps:
+	@$(H)/deps.sh
+
+tree: deps
+	@$(H)/tree.sh
+
+export:
+	@$(H)/export.sh
+
+build: tree
+	@$(H)/build-kernel.sh
+
+run: build
+	@$(H)/run-boot-test.sh
+
+series-check: build
+	@$(H)/check-series.sh
+
+kunit-guest: build
+	@$(H)/check-kunit.sh
+
+boot-test: build
+	@$(H)/run-boot-test.sh
+
+check: deps tree build
+	@$(H)/check-shell.sh
+	@$(H)/check-series.sh
+	@$(H)/check-kunit.sh
+	@$(H)/run-boot-test.sh
+	@echo "check: all passed"
+
+kunit: tree
+	@cd build/$(BASE) && ./tools/testing/kunit/kunit.py run \
+		--kunitconfig=drivers/nvme/host --build_dir=../kunit-uml
+
+clean:
+	rm -rf build/logs build/obj-* build/modroot-* build/kunit-uml
+
+distclean:
+	rm -rf build

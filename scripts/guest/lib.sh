@@ -1,0 +1,153 @@
+# shellcheck shell=bash
+# Guest-side helpers: sourced by the guest scripts, which run as root inside
+# the test VM (never on the host).
+
+OUT=/mnt/out
+ADDR=169.254.77.1
+NQN=nqn.2026-12.io.nvme-rdma-test:null
+T0=$(date +%s)
+
+phase() { echo "PHASE: $* [$(($(date +%s) - T0))s]"; }
+fail() {
+	echo "FAIL: $*"
+	echo "$*" >"$OUT/error"
+	dmesg >"$OUT/dmesg.txt" 2>/dev/null
+	exit 1
+}
+# Run a step with a time limit so a hang fails the step, not the whole VM.
+step() {
+	local limit=$1
+	shift
+	timeout -k 5 "$limit" "$@"
+}
+
+# veth pair with carrier, an address on one end, an rxe device on top.
+setup_fabric() {
+	phase fabric
+	step 60 modprobe rdma_rxe || fail "modprobe rdma_rxe failed"
+	ip link add veth0 type veth peer name veth1 || fail "veth creation failed"
+	ip link set veth0 up || fail "veth0 up failed"
+	ip link set veth1 up || fail "veth1 up failed"
+	ip addr add "$ADDR/16" dev veth0 || fail "address on veth0 failed"
+	step 30 rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0 failed"
+	rdma link show | grep -q 'rxe0.*ACTIVE' || fail "rxe0 not ACTIVE: $(rdma link show)"
+}
+
+# nvmet subsystem on a memory-backed null_blk, exported on one rdma port
+# per entry of "PORT:MAX_QUEUE_SIZE" (0 = target default).
+setup_target() {
+	local cfg=/sys/kernel/config/nvmet spec port qs
+	phase target "$@"
+	step 60 modprobe null_blk nr_devices=1 memory_backed=1 gb=1 queue_mode=2 ||
+		fail "modprobe null_blk failed"
+	step 60 modprobe nvmet_rdma || fail "modprobe nvmet_rdma failed"
+	mkdir "$cfg/subsystems/$NQN" || fail "nvmet subsystem creation failed"
+	echo 1 >"$cfg/subsystems/$NQN/attr_allow_any_host"
+	mkdir "$cfg/subsystems/$NQN/namespaces/1"
+	echo /dev/nullb0 >"$cfg/subsystems/$NQN/namespaces/1/device_path"
+	echo 1 >"$cfg/subsystems/$NQN/namespaces/1/enable" || fail "nvmet namespace enable failed"
+	for spec in "$@"; do
+		port=${spec%%:*} qs=${spec#*:}
+		mkdir "$cfg/ports/$port"
+		echo rdma >"$cfg/ports/$port/addr_trtype"
+		echo ipv4 >"$cfg/ports/$port/addr_adrfam"
+		echo "$ADDR" >"$cfg/ports/$port/addr_traddr"
+		echo $((4419 + port)) >"$cfg/ports/$port/addr_trsvcid"
+		[ "$qs" = 0 ] || echo "$qs" >"$cfg/ports/$port/param_max_queue_size" ||
+			fail "param_max_queue_size=$qs refused"
+		ln -s "$cfg/subsystems/$NQN" "$cfg/ports/$port/subsystems/$NQN" ||
+			fail "nvmet port $port enable failed"
+	done
+}
+
+setup_host() {
+	phase host
+	mkdir -p /etc/nvme
+	uuidgen >/etc/nvme/hostid
+	echo "nqn.2014-08.org.nvmexpress:uuid:$(cat /etc/nvme/hostid)" >/etc/nvme/hostnqn
+	step 60 modprobe nvme_rdma || fail "modprobe nvme_rdma failed"
+}
+
+# connect PORT [nvme-cli options]: prints the controller name (nvmeN).
+connect() {
+	local port=$1 before after dev
+	shift
+	before=$(ls /sys/class/nvme 2>/dev/null)
+	step 120 nvme connect -t rdma -a "$ADDR" -s $((4419 + port)) -n "$NQN" "$@" >&2 ||
+		fail "nvme connect to port $port failed"
+	for _ in $(seq 50); do
+		after=$(ls /sys/class/nvme 2>/dev/null)
+		dev=$(comm -13 <(echo "$before") <(echo "$after") | head -1)
+		[ -n "$dev" ] && [ -b "/dev/${dev}n1" ] && { echo "$dev"; return; }
+		sleep 0.2
+	done
+	fail "connect to port $port: no namespace block device appeared"
+}
+
+disconnect() {
+	step 120 nvme disconnect -d "$1" >/dev/null || fail "nvme disconnect $1 failed"
+}
+
+# dmesg must hold no splat and no post_send failure.
+scan_dmesg() {
+	dmesg >"$OUT/dmesg.txt"
+	local bad
+	bad=$(grep -E 'WARNING:|BUG:|Oops|post_send failed|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked for more than|KASAN|UBSAN|kmemleak|refcount_t:|list_(add|del) corruption' \
+		"$OUT/dmesg.txt" | head -3)
+	[ -z "$bad" ] || fail "dmesg: $bad"
+}
+
+# Call counters: kprobe events whose hit counts (kprobe_profile) count the
+# driver's calls. Tracing stays off, so nothing is written to the buffer.
+# Every ib_post_send of the series goes through nvme_rdma_post_wrs; the
+# unpatched driver posts from nvme_rdma_post_send and nvme_rdma_inv_rkey.
+# Send-side CQEs arrive in the four send-side done handlers.
+TRACING=/sys/kernel/tracing
+CNT_FUNCS="nvme_rdma_queue_rq nvme_rdma_post_wrs nvme_rdma_post_send
+nvme_rdma_inv_rkey nvme_rdma_send_done nvme_rdma_memreg_done
+nvme_rdma_inv_rkey_done nvme_rdma_async_done nvme_rdma_recv_done"
+
+counters_arm() {
+	local f
+	echo 0 >$TRACING/tracing_on
+	for f in $CNT_FUNCS; do
+		grep -qE "[[:space:]]$f([[:space:]]|$)" /proc/kallsyms || continue
+		echo "p:nvmecnt/$f $f" >>$TRACING/kprobe_events || fail "kprobe on $f refused"
+	done
+	echo 1 >$TRACING/events/nvmecnt/enable || fail "enabling kprobe counters failed"
+}
+
+# Prints "name hits" for every armed counter.
+counters_read() {
+	awk '$1 ~ /^nvmecnt\// { sub("nvmecnt/", "", $1); print $1, $2 }' $TRACING/kprobe_profile
+}
+
+# Per-I/O figures from two counter snapshots and the I/O count:
+# prints "send_cqe recv_cqe posts queue_rq" per I/O with 3 decimals.
+counters_per_io() {
+	local before=$1 after=$2 ios=$3
+	awk -v ios="$ios" -v fb="$before" '
+	BEGIN { while ((getline l < fb) > 0) { split(l, a, " "); b[a[1]] = a[2] } }
+	{ d[$1] = $2 - b[$1] }
+	END {
+		post = ("nvme_rdma_post_wrs" in d) ? d["nvme_rdma_post_wrs"] :
+			d["nvme_rdma_post_send"] + (("nvme_rdma_inv_rkey" in d) ?
+			d["nvme_rdma_inv_rkey"] : d["nvme_rdma_inv_rkey_done"])
+		send = d["nvme_rdma_send_done"] + d["nvme_rdma_memreg_done"] +
+			d["nvme_rdma_inv_rkey_done"] + d["nvme_rdma_async_done"]
+		printf "%.3f %.3f %.3f %.3f\n", send / ios, d["nvme_rdma_recv_done"] / ios,
+			post / ios, d["nvme_rdma_queue_rq"] / ios
+	}' "$after"
+}
+
+# SQ accounting of controller $1 from the series' debugfs file; prints
+# "full" when every queue is idle with all credits back, "n/a" without the
+# file (unpatched driver), else the offending lines.
+credits_idle() {
+	local f=/sys/kernel/debug/nvme_rdma/$1/sq
+	[ -r "$f" ] || { echo n/a; return; }
+	cp "$f" "$OUT/sq-$1-$(date +%s%N).txt"
+	awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	     $c["avail"] != $c["depth"] || $c["reserved"] != 0 || $c["inflight"] != 0 { bad = bad $0 ";" }
+	     END { print (bad == "" ? "full" : bad) }' "$f"
+}

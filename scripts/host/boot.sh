@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Boot the built kernel in QEMU with the host's userspace as a read-only
+# 9p root and run one guest script in it. No NIC: every netdev, rxe device
+# and nvmet target lives inside the guest.
+# Usage: boot.sh NAME TIMEOUT_S GUEST_SCRIPT [ARGS...]
+#   Console and results land in $LOGS/NAME/; exits with the guest's status.
+# Env: ICOUNT=1 (deterministic instruction-counted time, for benchmarks),
+#      MEM (MiB, default 2048), SMP (default 2).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+name=$1 timeout_s=$2
+shift 2
+kernel=$OBJ/arch/x86/boot/bzImage
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'make build' first"
+release=$(cat "$OBJ/include/config/kernel.release")
+[ -d "$MODROOT/lib/modules/$release" ] || die "modules for $release not staged in $MODROOT"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
+
+out=$LOGS/$name
+rm -rf "$out"
+mkdir -p "$out"
+
+# KVM only if a short probe boot shows this host's KVM can run our kernel
+# (a paravirtual /dev/kvm here hangs at "Decompressing Linux..."). The
+# verdict is cached per kernel image and host kernel.
+accel() {
+	local key cache=$BUILD/kvm-probe
+	key="$(uname -r) $(sha256sum <"$kernel" | cut -c1-16)"
+	if [ -f "$cache" ] && [ "$(head -1 "$cache")" = "$key" ]; then
+		tail -1 "$cache"
+		return
+	fi
+	local verdict=tcg
+	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+		# No root device: a kernel that runs ends in "Kernel panic" at once.
+		timeout 30 qemu-system-x86_64 -accel kvm -cpu host -m 256 -nic none \
+			-nographic -no-reboot -kernel "$kernel" \
+			-append "console=ttyS0 panic=-1" >"$BUILD/kvm-probe.log" 2>&1 || true
+		grep -q 'Kernel panic' "$BUILD/kvm-probe.log" && verdict=kvm
+	fi
+	printf '%s\n%s\n' "$key" "$verdict" >"$cache"
+	echo "$verdict"
+}
+
+case "$(accel)" in
+kvm) accel_opts=(-accel kvm -cpu host); mode=KVM ;;
+*)
+	mode=TCG
+	if [ "${ICOUNT:-0}" = 1 ]; then
+		accel_opts=(-accel tcg -cpu max -icount "shift=0,sleep=off")
+		mode="TCG icount"
+	else
+		accel_opts=(-accel "tcg,thread=multi" -cpu max)
+	fi
+	[ -e /dev/kvm ] && log "KVM probe boot failed (see $BUILD/kvm-probe.log): using TCG"
+	;;
+esac
+echo "$mode" >"$out/accel"
+
+guest=$TOP/scripts/guest
+append="console=ttyS0 panic=-1 oops=panic rootfstype=9p root=/dev/root ro"
+append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
+append+=" init=$guest/init.sh loglevel=6 hung_task_timeout_secs=60"
+append+=" -- $release $*"
+
+log "booting $name ($mode, timeout ${timeout_s}s), console: $out/console.log"
+set +e
+timeout --foreground -k 5 "$timeout_s" qemu-system-x86_64 \
+	"${accel_opts[@]}" -machine q35 -smp "${SMP:-2}" -m "${MEM:-2048}" \
+	-nic none -nographic -no-reboot -serial "file:$out/console.log" -monitor none \
+	-kernel "$kernel" -append "$append" \
+	-fsdev local,id=root,path=/,security_model=none,readonly=on \
+	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
+	-fsdev local,id=mods,path="$MODROOT/lib/modules",security_model=none,readonly=on \
+	-device virtio-9p-pci,fsdev=mods,mount_tag=modules \
+	-fsdev local,id=out,path="$out",security_model=none \
+	-device virtio-9p-pci,fsdev=out,mount_tag=out \
+	>"$out/qemu.log" 2>&1
+qrc=$?
+set -e
+if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+	phase=$(grep -a '^PHASE: ' "$out/console.log" | tail -1 | cut -d' ' -f2-)
+	die "guest $name hung: killed after ${timeout_s}s in phase '${phase:-boot}' (logs: $out)"
+fi
+[ -f "$out/rc" ] || die "guest $name died before finishing (qemu rc $qrc; logs: $out/console.log)"
+rc=$(cat "$out/rc")
+[ "$rc" = 0 ] || log "guest $name failed (rc $rc): $(cat "$out/error" 2>/dev/null || echo "see $out/console.log")"
+exit "$rc"

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Configure and build the guest kernel for $BASE, then stage its modules in
+# $MODROOT (the host has no /lib/modules; the guest mounts this instead).
+# Usage: build-kernel.sh [fragment...]   (extra fragments: config/debug.config)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree' first"
+mkdir -p "$OBJ" "$LOGS"
+frags=("$TOP/config/base.config" "$@")
+# The KUnit suite exists only once the series adds it.
+grep -qs 'config NVME_RDMA_KUNIT_TEST' "$TREE/drivers/nvme/host/Kconfig" &&
+	frags+=("$TOP/config/kunit.config")
+
+# Regenerate .config only when an input changed, so warm builds stay warm.
+want=$(cat "$TREE/arch/x86/configs/x86_64_defconfig" "$TREE/kernel/configs/kvm_guest.config" "${frags[@]}" | sha256sum)
+if [ ! -f "$OBJ/.config" ] || [ "$(cat "$OBJ/.config-inputs" 2>/dev/null)" != "$want" ]; then
+	log "configuring: defconfig + kvm_guest.config + ${frags[*]##*/}"
+	kmake defconfig >"$LOGS/config.log" 2>&1
+	(cd "$OBJ" && "$TREE/scripts/kconfig/merge_config.sh" -m .config \
+		"$TREE/kernel/configs/kvm_guest.config" "${frags[@]}") >>"$LOGS/config.log" 2>&1
+	kmake olddefconfig >>"$LOGS/config.log" 2>&1
+	echo "$want" >"$OBJ/.config-inputs"
+fi
+"$TOP/scripts/host/check-config.sh" "$OBJ/.config" "${frags[@]}" ||
+	die "required kernel options did not stick after olddefconfig (see above)"
+
+log "building bzImage and modules (-j$(nproc)), log: $LOGS/build.log"
+if ! kmake -j"$(nproc)" bzImage modules >"$LOGS/build.log" 2>&1; then
+	grep -E 'error:|Error [0-9]' "$LOGS/build.log" | head -5 >&2
+	die "kernel build failed (see $LOGS/build.log)"
+fi
+rm -rf "$MODROOT"
+kmake INSTALL_MOD_PATH="$MODROOT" modules_install >"$LOGS/modules_install.log" 2>&1 ||
+	die "modules_install failed (see $LOGS/modules_install.log)"
+log "kernel $(kmake -s kernelrelease) built"

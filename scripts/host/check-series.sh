@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Series hygiene: every patch passes checkpatch --strict, and the nvme host
+# driver builds W=1 and sparse clean after each patch (bisectability).
+# Needs a configured, built $OBJ (make build). Leaves the tree at its tip.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ -f "$OBJ/.config" ] || die "no configured kernel in $OBJ: run 'make build' first"
+cd "$TREE"
+commits=$(git rev-list --reverse upstream..HEAD)
+[ -n "$commits" ] || { log "series is empty: nothing to check"; exit 0; }
+tip=$(git rev-parse HEAD)
+[ -z "$(git status --porcelain --untracked-files=no)" ] ||
+	die "$TREE has uncommitted changes: commit or 'make export' them first"
+trap 'git -C "$TREE" checkout -q "$tip"' EXIT
+
+# checkpatch's SPDX check wants ply: Debian's python3 has it.
+export PATH=/usr/bin:$PATH
+bad=0
+i=0
+for c in $commits; do
+	i=$((i + 1))
+	subj=$(git log -1 --format=%s "$c")
+	log "patch $i: $subj"
+	if ! git format-patch -1 --stdout "$c" |
+		./scripts/checkpatch.pl --strict --quiet --no-summary - >"$LOGS/checkpatch-$i.log" 2>&1; then
+		sed 's/^/    /' "$LOGS/checkpatch-$i.log" | head -20
+		echo "error: patch $i ($subj): checkpatch --strict not clean" >&2
+		bad=1
+	fi
+	git checkout -q "$c"
+	if ! kmake -j"$(nproc)" W=1 C=2 drivers/nvme/host/ >"$LOGS/build-patch-$i.log" 2>&1; then
+		grep -E 'error' "$LOGS/build-patch-$i.log" | head -5 >&2
+		echo "error: patch $i ($subj): drivers/nvme/host does not build" >&2
+		bad=1
+	elif grep -E '^[^ ]*drivers/nvme/host/.*(warning|error):' "$LOGS/build-patch-$i.log" >&2; then
+		echo "error: patch $i ($subj): W=1/sparse warnings in drivers/nvme/host" >&2
+		bad=1
+	fi
+done
+[ $bad -eq 0 ] || die "series hygiene failed (logs: $LOGS/checkpatch-*.log, $LOGS/build-patch-*.log)"
+log "series hygiene: $i patches checkpatch --strict clean, build W=1/sparse clean after each"

@@ -1,0 +1,55 @@
+# shellcheck shell=bash
+# Shared helpers for the host-side scripts: sourced, never run.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+BASE=${BASE:-linux-6.12}
+START_TIME=${START_TIME:-$(date +%s)}
+export TOP BUILD BASE START_TIME
+
+# Debian source package for each base we carry a series for.
+source_pkg() {
+	case "$1" in
+	linux-6.12) echo linux-source-6.12 ;;
+	linux-6.1) echo linux-source-6.1 ;;
+	*) die "unknown base '$1' (want linux-6.12 or linux-6.1)" ;;
+	esac
+}
+
+# The patch files of patches/$BASE in series order, one per line.
+series_patches() {
+	grep -vE '^(#|$)' "$TOP/patches/$BASE/series" || true
+}
+
+# What a generated tree is made of: source version and series contents.
+tree_stamp() {
+	local pkg f
+	pkg=$(source_pkg "$BASE")
+	{
+		cat "$TOP/patches/$BASE/series"
+		series_patches | while read -r f; do cat "$TOP/patches/$BASE/$f"; done
+	} | sha256sum | cut -c1-16 | sed "s/^/$pkg $(dpkg-query -W -f='${Version}' "$pkg") /"
+}
+
+elapsed() {
+	local s=$(($(date +%s) - START_TIME))
+	printf '%02d:%02d' $((s / 60)) $((s % 60))
+}
+
+log() { printf '[%s] %s\n' "$(elapsed)" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+TREE=$BUILD/$BASE
+OBJ=$BUILD/obj-${BASE#linux-}
+MODROOT=$BUILD/modroot-${BASE#linux-}
+LOGS=$BUILD/logs
+export TREE OBJ MODROOT LOGS
+
+# Kernel make with the project's fixed settings: out-of-tree objects,
+# ccache, and no version suffix so the module directory stays stable.
+kmake() {
+	local cc=gcc
+	command -v ccache >/dev/null && cc="ccache gcc"
+	CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 \
+		make -s -C "$TREE" O="$OBJ" CC="$cc" LOCALVERSION= "$@"
+}
