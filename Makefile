@@ -7,7 +7,7 @@ START_TIME := $(shell date +%s)
 export START_TIME
 H := scripts/host
 
-.PHONY: all run check deps tree export build series-check kunit-guest boot-test \
+.PHONY: all run check deps tree export build series-check kunit-guest boot-test bench blktests \
 	kunit shellcheck clean distclean help
 
 all: help
@@ -18,6 +18,8 @@ help:
 	@echo "make tree     (re)create build/$(BASE): upstream import commit + git am of patches/$(BASE)"
 	@echo "make export   write build/$(BASE)'s commits back to patches/$(BASE)"
 	@echo "make build    configure and build the guest kernel"
+	@echo "make bench    upstream vs series: IOPS and completions per I/O (icount TCG)"
+	@echo "make blktests blktests nvme group over rxe, upstream vs series (TESTS=nvme/003 ...)"
 	@echo "make kunit    kunit.py run --kunitconfig=drivers/nvme/host (UML) in build/$(BASE)"
 	@echo "BASE=linux-6.1 selects the backport series"
 
@@ -51,6 +53,12 @@ check: deps tree build
 	@$(H)/check-kunit.sh
 	@$(H)/run-boot-test.sh
 	@echo "check: all passed"
+
+bench: build
+	@$(H)/bench.sh
+
+blktests: build
+	@$(H)/blktests.sh $(TESTS)
 
 kunit: tree
 	@cd build/$(BASE) && ./tools/testing/kunit/kunit.py run \

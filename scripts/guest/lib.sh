@@ -10,10 +10,14 @@ T0=$(date +%s)
 phase() { echo "PHASE: $* [$(($(date +%s) - T0))s]"; }
 fail() {
 	echo "FAIL: $*"
-	echo "$*" >"$OUT/error"
+	# The first cause wins: a failure inside $(...) reaches the ERR trap too.
+	[ -e "$OUT/error" ] || echo "$*" >"$OUT/error"
 	dmesg >"$OUT/dmesg.txt" 2>/dev/null
 	exit 1
 }
+set -o errtrace
+trap 'fail "${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND failed"' ERR
+
 # Run a step with a time limit so a hang fails the step, not the whole VM.
 step() {
 	local limit=$1
@@ -93,7 +97,7 @@ scan_dmesg() {
 	dmesg >"$OUT/dmesg.txt"
 	local bad
 	bad=$(grep -E 'WARNING:|BUG:|Oops|post_send failed|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked for more than|KASAN|UBSAN|kmemleak|refcount_t:|list_(add|del) corruption' \
-		"$OUT/dmesg.txt" | head -3)
+		"$OUT/dmesg.txt" | head -3 || true)
 	[ -z "$bad" ] || fail "dmesg: $bad"
 }
 
@@ -119,7 +123,8 @@ counters_arm() {
 
 # Prints "name hits" for every armed counter.
 counters_read() {
-	awk '$1 ~ /^nvmecnt\// { sub("nvmecnt/", "", $1); print $1, $2 }' $TRACING/kprobe_profile
+	# kprobe_profile: event name (without group), hits, misses
+	awk '$1 ~ /^nvme_rdma_/ { print $1, $2 }' $TRACING/kprobe_profile
 }
 
 # Per-I/O figures from two counter snapshots and the I/O count:
@@ -130,13 +135,15 @@ counters_per_io() {
 	BEGIN { while ((getline l < fb) > 0) { split(l, a, " "); b[a[1]] = a[2] } }
 	{ d[$1] = $2 - b[$1] }
 	END {
-		post = ("nvme_rdma_post_wrs" in d) ? d["nvme_rdma_post_wrs"] :
-			d["nvme_rdma_post_send"] + (("nvme_rdma_inv_rkey" in d) ?
-			d["nvme_rdma_inv_rkey"] : d["nvme_rdma_inv_rkey_done"])
-		send = d["nvme_rdma_send_done"] + d["nvme_rdma_memreg_done"] +
-			d["nvme_rdma_inv_rkey_done"] + d["nvme_rdma_async_done"]
-		printf "%.3f %.3f %.3f %.3f\n", send / ios, d["nvme_rdma_recv_done"] / ios,
-			post / ios, d["nvme_rdma_queue_rq"] / ios
+		if ("nvme_rdma_post_wrs" in d)
+			post = d["nvme_rdma_post_wrs"]
+		else if ("nvme_rdma_inv_rkey" in d)
+			post = d["nvme_rdma_post_send"] + d["nvme_rdma_inv_rkey"]
+		else
+			post = d["nvme_rdma_post_send"] + d["nvme_rdma_inv_rkey_done"]
+		send = d["nvme_rdma_send_done"] + d["nvme_rdma_memreg_done"]
+		send += d["nvme_rdma_inv_rkey_done"] + d["nvme_rdma_async_done"]
+		printf "%.3f %.3f %.3f %.3f\n", send / ios, d["nvme_rdma_recv_done"] / ios, post / ios, d["nvme_rdma_queue_rq"] / ios
 	}' "$after"
 }
 

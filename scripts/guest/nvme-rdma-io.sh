@@ -2,10 +2,12 @@
 # The boot test: soft-RoCE fabric, nvmet-rdma target on null_blk, nvme
 # connect over rdma, fio with verification, call counters, dmesg scan.
 # Writes $OUT/results.tsv (one line per workload) and $OUT/info.
-# Usage: nvme-rdma-io.sh [RUNTIME_S]   (guest side; init.sh runs it)
+# Usage: nvme-rdma-io.sh [check|bench]   (guest side; init.sh runs it)
+#   check: both ports, a 4k random and a 128k sequential workload each;
+#   bench: port 1 only, a queue-depth and batch sweep.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-runtime=${1:-0}
+profile=${1:-check}
 
 {
 	echo "kernel $(uname -r)"
@@ -22,14 +24,12 @@ counters_arm
 
 # fio JOBNAME DEV ARGS...: one verified fio run, one results line.
 fio_run() {
-	local name=$1 dev=$2 ctrl=$3 port=$4 json=$OUT/fio-$1-p$4.json before after ios iops limit
+	local name=$1 dev=$2 ctrl=$3 port=$4 json=$OUT/fio-$1-p$4.json before after ios iops
 	shift 4
 	phase "fio $name on $dev (port $port)"
 	before=$(mktemp) after=$(mktemp)
 	counters_read >"$before"
-	limit=$((runtime > 0 ? runtime + 300 : 600))
-	[ "$runtime" -gt 0 ] && set -- "$@" --time_based=0 --runtime="$runtime"
-	step "$limit" fio --name="$name" --filename="/dev/$dev" --direct=1 \
+	step 900 fio --eta=never --name="$name" --filename="/dev/$dev" --direct=1 \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 --output-format=json \
 		--output="$json" "$@" || fail "fio $name on port $port failed (verify or I/O error)"
 	counters_read >"$after"
@@ -48,17 +48,40 @@ print(ios, int(ios * 1000 / ms) if ms else 0)' "$json")
 }
 
 printf 'workload\tport\tsqsize\tios\tiops\tsend_cqe/io\trecv_cqe/io\tposts/io\tqueue_rq/io\tverify\tcredits_idle\n' >"$OUT/results.tsv"
-for port in 1 2; do
-	ctrl=$(connect "$port")
-	dev=${ctrl}n1
-	phase "connected $ctrl on port $port, sqsize $(cat /sys/class/nvme/"$ctrl"/sqsize)"
-	# Inline 4k writes, MR-registered 4k reads; io_uring batches of 16.
-	fio_run 4k-rand-uring "$dev" "$ctrl" "$port" --ioengine=io_uring --rw=randwrite \
+# Inline 4k writes, MR-registered 4k reads; io_uring batches of 16.
+check_workloads() {
+	fio_run 4k-rand-uring-b16 "$@" --ioengine=io_uring --rw=randwrite \
 		--bs=4k --size=32M --iodepth=32 --iodepth_batch_submit=16 \
 		--iodepth_batch_complete_min=1
 	# MR registration + invalidation both ways.
-	fio_run 128k-seq-libaio "$dev" "$ctrl" "$port" --ioengine=libaio --rw=write \
+	fio_run 128k-seq-libaio "$@" --ioengine=libaio --rw=write \
 		--bs=128k --size=64M --iodepth=8
+}
+
+bench_workloads() {
+	local qd b
+	fio_run 4k-rand-libaio-qd1 "$@" --ioengine=libaio --rw=randwrite \
+		--bs=4k --size=16M --iodepth=1
+	for qd in 8 32 128; do
+		b=$((qd / 2))
+		fio_run "4k-rand-uring-qd$qd-b$b" "$@" --ioengine=io_uring --rw=randwrite \
+			--bs=4k --size=32M --iodepth=$qd --iodepth_batch_submit=$b \
+			--iodepth_batch_complete_min=1
+	done
+	fio_run 128k-seq-uring-qd32-b16 "$@" --ioengine=io_uring --rw=write \
+		--bs=128k --size=128M --iodepth=32 --iodepth_batch_submit=16 \
+		--iodepth_batch_complete_min=1
+}
+
+case "$profile" in
+check) ports="1 2" ;;
+bench) ports=1 ;;
+*) fail "unknown profile '$profile'" ;;
+esac
+for port in $ports; do
+	ctrl=$(connect "$port")
+	phase "connected $ctrl on port $port, sqsize $(cat /sys/class/nvme/"$ctrl"/sqsize)"
+	"${profile}_workloads" "${ctrl}n1" "$ctrl" "$port"
 	disconnect "$ctrl"
 done
 phase dmesg-scan

@@ -70,7 +70,7 @@ timeout --foreground -k 5 "$timeout_s" qemu-system-x86_64 \
 	"${accel_opts[@]}" -machine q35 -smp "${SMP:-2}" -m "${MEM:-2048}" \
 	-nic none -nographic -no-reboot -serial "file:$out/console.log" -monitor none \
 	-kernel "$kernel" -append "$append" \
-	-fsdev local,id=root,path=/,security_model=none,readonly=on \
+	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
 	-fsdev local,id=mods,path="$MODROOT/lib/modules",security_model=none,readonly=on \
 	-device virtio-9p-pci,fsdev=mods,mount_tag=modules \

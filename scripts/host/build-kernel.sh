@@ -12,16 +12,14 @@ frags=("$TOP/config/base.config" "$@")
 grep -qs 'config NVME_RDMA_KUNIT_TEST' "$TREE/drivers/nvme/host/Kconfig" &&
 	frags+=("$TOP/config/kunit.config")
 
-# Regenerate .config only when an input changed, so warm builds stay warm.
-want=$(cat "$TREE/arch/x86/configs/x86_64_defconfig" "$TREE/kernel/configs/kvm_guest.config" "${frags[@]}" | sha256sum)
-if [ ! -f "$OBJ/.config" ] || [ "$(cat "$OBJ/.config-inputs" 2>/dev/null)" != "$want" ]; then
-	log "configuring: defconfig + kvm_guest.config + ${frags[*]##*/}"
-	kmake defconfig >"$LOGS/config.log" 2>&1
-	(cd "$OBJ" && "$TREE/scripts/kconfig/merge_config.sh" -m .config \
-		"$TREE/kernel/configs/kvm_guest.config" "${frags[@]}") >>"$LOGS/config.log" 2>&1
-	kmake olddefconfig >>"$LOGS/config.log" 2>&1
-	echo "$want" >"$OBJ/.config-inputs"
-fi
+# Always re-merge: cheap, and it restores options that a checkout of an
+# older commit (check-series, baseline modules) dropped via syncconfig.
+# Unchanged options keep their timestamps, so warm builds stay warm.
+log "configuring: defconfig + kvm_guest.config + ${frags[*]##*/}"
+kmake defconfig >"$LOGS/config.log" 2>&1
+(cd "$OBJ" && "$TREE/scripts/kconfig/merge_config.sh" -m .config \
+	"$TREE/kernel/configs/kvm_guest.config" "${frags[@]}") >>"$LOGS/config.log" 2>&1
+kmake olddefconfig >>"$LOGS/config.log" 2>&1
 "$TOP/scripts/host/check-config.sh" "$OBJ/.config" "${frags[@]}" ||
 	die "required kernel options did not stick after olddefconfig (see above)"
 
@@ -33,4 +31,10 @@ fi
 rm -rf "$MODROOT"
 kmake INSTALL_MOD_PATH="$MODROOT" modules_install >"$LOGS/modules_install.log" 2>&1 ||
 	die "modules_install failed (see $LOGS/modules_install.log)"
+# What this build is made of, for the summaries.
+{
+	echo "source $(cut -d' ' -f1-2 "$TREE/.git/tree-stamp")"
+	echo "patches $(git -C "$TREE" rev-list --count upstream..HEAD)"
+	echo "head $(git -C "$TREE" log -1 --format='%h %s')"
+} >"$OBJ/build-info"
 log "kernel $(kmake -s kernelrelease) built"

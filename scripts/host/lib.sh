@@ -41,7 +41,7 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 TREE=$BUILD/$BASE
 OBJ=$BUILD/obj-${BASE#linux-}
-MODROOT=$BUILD/modroot-${BASE#linux-}
+MODROOT=${MODROOT:-$BUILD/modroot-${BASE#linux-}}
 LOGS=$BUILD/logs
 export TREE OBJ MODROOT LOGS
 

@@ -5,13 +5,12 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 dir=$1
 [ -f "$dir/results.tsv" ] || die "no results in $dir"
-pkg=$(source_pkg "$BASE")
-series=$TOP/patches/$BASE/series
-n=$(grep -cvE '^(#|$)' "$series" || true)
+info=$OBJ/build-info
+[ -f "$info" ] || die "no $info: was the kernel built with 'make build'?"
 echo "== nvme-rdma boot test: $dir"
-printf '%-16s %s\n' source "$pkg $(dpkg-query -W -f='${Version}' "$pkg")" \
+printf '%-16s %s\n' source "$(sed -n 's/^source //p' "$info")" \
 	kernel "$(awk '/^kernel/ {print $2}' "$dir/info")" \
-	series "$n patches from patches/$BASE" \
+	series "$(sed -n 's/^patches //p' "$info") patches of patches/$BASE (top: $(sed -n 's/^head //p' "$info"))" \
 	accel "$(cat "$dir/accel")" \
 	tools "$(grep -v '^kernel' "$dir/info" | paste -sd, -)"
 echo
