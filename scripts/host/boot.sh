@@ -51,7 +51,10 @@ kvm) accel_opts=(-accel kvm -cpu host); mode=KVM ;;
 		accel_opts=(-accel tcg -cpu max -icount "shift=0,sleep=off")
 		mode="TCG icount"
 	else
-		accel_opts=(-accel "tcg,thread=multi" -cpu max)
+		# Single-threaded TCG: with thread=multi the kernel's own text
+		# patching (int3-based, for jump labels and ftrace) races with the
+		# other vCPU and boots die now and then in "Oops: int3".
+		accel_opts=(-accel "tcg,thread=single" -cpu max)
 	fi
 	[ -e /dev/kvm ] && log "KVM probe boot failed (see $BUILD/kvm-probe.log): using TCG"
 	;;

@@ -1,16 +1,39 @@
 #!/usr/bin/env bash
 # Export the tree's commits on top of the upstream import back to
 # patches/$BASE: stable file names, no commit ids or tool versions, so an
-# unchanged patch gives no diff. The cover letter is kept by hand.
+# unchanged patch gives no diff. The cover letter's subject and text are
+# kept by hand in 0000-cover-letter.patch; its shortlog and diffstat are
+# regenerated.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree' first"
 dir=$TOP/patches/$BASE
 mkdir -p "$dir"
-find "$dir" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' -delete
-git -C "$TREE" format-patch -q --zero-commit --no-signature --no-numbered \
+cover=$dir/0000-cover-letter.patch
+subject="*** SUBJECT HERE ***"
+blurb=$(mktemp)
+trap 'rm -f "$blurb"' EXIT
+echo "*** BLURB HERE ***" >"$blurb"
+if [ -f "$cover" ]; then
+	subject=$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$cover")
+	# The text between the mail headers and the shortlog ("Name (N):").
+	awk 'body && /^[^ ].* \([0-9]+\):$/ { exit }
+	     body { print }
+	     !body && /^$/ { body = 1 }' "$cover" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$blurb"
+fi
+find "$dir" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' -delete
+git -C "$TREE" format-patch -q --zero-commit --no-signature --cover-letter \
 	-o "$dir" upstream..HEAD
+# Stable cover letter: the tip's date, the kept subject and text.
+date=$(git -C "$TREE" log -1 --format='%aD' HEAD)
+awk -v subj="$subject" -v date="$date" -v bf="$blurb" '
+	/^Date: / && !hdr { print "Date: " date; next }
+	/^$/ { hdr = 1 }
+	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subj) }
+	/^\*\*\* BLURB HERE \*\*\*$/ { while ((getline l < bf) > 0) print l; next }
+	{ print }' "$cover" >"$cover.new"
+mv "$cover.new" "$cover"
 for f in "$dir"/[0-9][0-9][0-9][0-9]-*.patch; do
 	[ -e "$f" ] || continue
 	case "${f##*/}" in 0000-cover-letter.patch) ;; *) echo "${f##*/}" ;; esac

@@ -23,7 +23,9 @@ if [ -d "$TREE/.git" ] && [ -n "$(git -C "$TREE" log --oneline upstream..HEAD 2>
 	[ "${FORCE:-0}" != 1 ]; then
 	# Protect unexported work: compare the tree's commits with patches/.
 	tmp=$(mktemp -d)
-	git -C "$TREE" format-patch -q --zero-commit --no-signature -o "$tmp" upstream..HEAD
+	git -C "$TREE" format-patch -q --zero-commit --no-signature --cover-letter \
+		-o "$tmp" upstream..HEAD
+	rm -f "$tmp/0000-cover-letter.patch"
 	if ! diff -q <(cat "$tmp"/*.patch) <(series_patches | while read -r f; do
 		cat "$series_dir/$f"; done) >/dev/null; then
 		rm -rf "$tmp"
