@@ -7,7 +7,7 @@ START_TIME := $(shell date +%s)
 export START_TIME
 H := scripts/host
 
-.PHONY: all run check deps tree export build series-check kunit-guest boot-test bench blktests \
+.PHONY: all run check deps tree export build series-check kunit-guest boot-test bench blktests kunit-mutants \
 	kunit shellcheck clean distclean help
 
 all: help
@@ -20,6 +20,7 @@ help:
 	@echo "make build    configure and build the guest kernel"
 	@echo "make bench    upstream vs series: IOPS and completions per I/O (icount TCG)"
 	@echo "make blktests blktests nvme group over rxe, upstream vs series (TESTS=nvme/003 ...)"
+	@echo "make kunit-mutants  break rdma_sq.h on purpose (UML KUnit): every mutant must fail the suite"
 	@echo "make kunit    kunit.py run --kunitconfig=drivers/nvme/host (UML) in build/$(BASE)"
 	@echo "BASE=linux-6.1 selects the backport series"
 
@@ -59,6 +60,9 @@ bench: build
 
 blktests: build
 	@$(H)/blktests.sh $(TESTS)
+
+kunit-mutants: tree
+	@$(H)/kunit-mutants.sh
 
 kunit: tree
 	@cd build/$(BASE) && ./tools/testing/kunit/kunit.py run \

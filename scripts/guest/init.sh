@@ -29,7 +29,8 @@ cd /
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
-mount -t tmpfs tmp /tmp
+# /tmp stays the overlay's (writable, backed by the tmpfs upper): a tmpfs
+# mounted there would hide a project checked out under the host's /tmp.
 mount -t tmpfs run /run
 mkdir -p /dev/shm /dev/pts /lib/modules /mnt/out
 mount -t tmpfs shm /dev/shm
