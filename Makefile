@@ -49,11 +49,7 @@ boot-test: build
 	@$(H)/run-boot-test.sh
 
 check: deps tree build
-	@$(H)/check-shell.sh
-	@$(H)/check-series.sh
-	@$(H)/check-kunit.sh
-	@$(H)/run-boot-test.sh
-	@echo "check: all passed"
+	@$(H)/check.sh
 
 bench: build
 	@$(H)/bench.sh

@@ -29,18 +29,22 @@ exprs=(
 	's/\*signal = last || ++sq->since_signal/*signal = ++sq->since_signal/'
 )
 bad=0
-printf '%-20s %s\n' mutant result
+printf '%-20s %-10s %s\n' mutant result 'kunit.py summary'
 for i in "${!names[@]}"; do
 	name=${names[$i]}
 	git checkout -q -- "$hdr"
 	sed -i "${exprs[$i]}" "$hdr"
 	git diff --quiet -- "$hdr" && die "mutant $name did not change $hdr"
-	if run_suite "$name"; then
-		printf '%-20s %s\n' "$name" "SURVIVED (suite passed)"
-		bad=1
-	else
-		printf '%-20s %s\n' "$name" "killed: $(grep -c 'not ok' "$LOGS/kunit-mutant-$name.log") failing results"
-	fi
+	result=killed
+	run_suite "$name" && result="SURVIVED (suite passed)"
+	# kunit.py's summary: "Ran N tests: passed: P, failed: F"
+	summary=$(grep -o 'Ran [0-9]* tests:.*' "$LOGS/kunit-mutant-$name.log" | tail -1)
+	case "$result:$summary" in
+	killed:*'failed: '[1-9]*) ;;
+	killed:*) result="NOT KILLED BY A TEST (build or run error, see $LOGS/kunit-mutant-$name.log)" ;;
+	esac
+	printf '%-20s %-10s %s\n' "$name" "${result%% *}" "$summary"
+	[ "$result" = killed ] || bad=1
 done
 [ $bad -eq 0 ] || die "a mutant survived: the suite cannot see that breakage"
 log "every mutant fails the suite"
