@@ -56,7 +56,11 @@ kvm) accel_opts=(-accel kvm -cpu host); mode=KVM ;;
 		# other vCPU and boots die now and then in "Oops: int3".
 		accel_opts=(-accel "tcg,thread=single" -cpu max)
 	fi
-	[ -e /dev/kvm ] && log "KVM probe boot failed (see $BUILD/kvm-probe.log): using TCG"
+	if [ -e /dev/kvm ]; then
+		log "KVM probe boot failed (see $BUILD/kvm-probe.log): using TCG"
+	else
+		log "no /dev/kvm: using TCG"
+	fi
 	;;
 esac
 echo "$mode" >"$out/accel"
