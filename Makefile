@@ -7,8 +7,11 @@ START_TIME := $(shell date +%s)
 export START_TIME
 H := scripts/host
 
+# The stress matrix runs on this kernel variant (config/debug.config).
+STRESS_VARIANT ?= debug
+
 .PHONY: all run check deps tree export build series-check kunit-guest boot-test bench blktests kunit-mutants \
-	kunit shellcheck clean distclean help
+	kunit shellcheck clean distclean help stress stress-report
 
 all: help
 
@@ -20,6 +23,8 @@ help:
 	@echo "make build    configure and build the guest kernel"
 	@echo "make bench    upstream vs series: IOPS and completions per I/O (icount TCG)"
 	@echo "make blktests blktests nvme group over rxe, upstream vs series (TESTS=nvme/003 ...)"
+	@echo "make stress   debug kernel: queue-size matrix, faults, two-host lossy fabric,"
+	@echo "              unpatched vs series; report in build/logs/stress-report.md"
 	@echo "make kunit-mutants  break rdma_sq.h on purpose (UML KUnit): every mutant must fail the suite"
 	@echo "make kunit    kunit.py run --kunitconfig=drivers/nvme/host (UML) in build/$(BASE)"
 	@echo "BASE=linux-6.1 selects the backport series"
@@ -56,6 +61,13 @@ bench: build
 
 blktests: build
 	@$(H)/blktests.sh $(TESTS)
+
+stress: tree
+	@VARIANT=$(STRESS_VARIANT) $(H)/build-kernel.sh
+	@VARIANT=$(STRESS_VARIANT) $(H)/stress.sh
+
+stress-report:
+	@VARIANT=$(STRESS_VARIANT) $(H)/stress-report.sh
 
 kunit-mutants: tree
 	@$(H)/kunit-mutants.sh

@@ -29,11 +29,23 @@ TIMEOUT=30
 CFG
 phase "blktests $*"
 cd "$dir"
-step 3000 ./check "$@" 2>&1 | tee "$OUT/blktests.log" || true
+step "${BLKTESTS_TIMEOUT:-6000}" ./check "$@" 2>&1 | tee "$OUT/blktests.log" || true
 cp -r results "$OUT/blktests-results" 2>/dev/null || true
 dmesg >"$OUT/dmesg.txt"
-# One line per test: name and verdict.
-sed -nE 's/\x1b\[[0-9;]*m//g; s/^([a-z]+\/[0-9]+) .*\[(passed|failed|not run)\].*/\1\t\2/p' \
-	"$OUT/blktests.log" | sort -u >"$OUT/blktests.tsv"
+# One line per test: name, verdict, and blktests' skip reason if not run
+# (the indented lines after the verdict). The last verdict of a test wins.
+sed 's/\x1b\[[0-9;]*m//g' "$OUT/blktests.log" | awk -F'\t' '
+	function flush() { if (t != "") { v[t] = s; r[t] = why } t = "" }
+	/^[a-z]+\/[0-9]+ .*\[(passed|failed|not run)\]/ {
+		flush(); split($0, w, " "); t = w[1]; why = ""
+		match($0, /\[(passed|failed|not run)\]/); s = substr($0, RSTART + 1, RLENGTH - 2)
+		next
+	}
+	/^    .*\.\.\./ { next }
+	t != "" && s == "not run" && /^    [^ ]/ {
+		sub(/^ +/, ""); why = why (why == "" ? "" : "; ") $0; next
+	}
+	{ flush() }
+	END { flush(); for (k in v) print k "\t" v[k] "\t" r[k] }' | sort >"$OUT/blktests.tsv"
 [ -s "$OUT/blktests.tsv" ] || fail "blktests produced no results"
 phase finished

@@ -37,6 +37,11 @@ mount -t tmpfs shm /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t 9p -o trans=virtio,version=9p2000.L,ro modules /lib/modules
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out /mnt/out
+# A guest pair (two-host runs) shares a directory for handshakes.
+if grep -qsx peer /sys/bus/virtio/drivers/9pnet_virtio/*/mount_tag; then
+	mkdir -p /mnt/peer
+	mount -t 9p -o trans=virtio,version=9p2000.L peer /mnt/peer
+fi
 mount -t configfs configfs /sys/kernel/config
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null

@@ -88,6 +88,16 @@ connect() {
 	fail "connect to port $port: no namespace block device appeared"
 }
 
+# Which nvme_rdma is loaded: the series (it posts through
+# nvme_rdma_post_wrs) or the upstream driver.
+driver_kind() {
+	if grep -qE '[[:space:]]nvme_rdma_post_wrs([[:space:]]|$)' /proc/kallsyms; then
+		echo series
+	else
+		echo upstream
+	fi
+}
+
 disconnect() {
 	step 120 nvme disconnect -d "$1" >/dev/null || fail "nvme disconnect $1 failed"
 }
@@ -153,7 +163,7 @@ counters_per_io() {
 credits_idle() {
 	local f=/sys/kernel/debug/nvme_rdma/$1/sq
 	[ -r "$f" ] || { echo n/a; return; }
-	cp "$f" "$OUT/sq-$1-$(date +%s%N).txt"
+	[ "${SQ_SNAPSHOTS:-1}" = 0 ] || cp "$f" "$OUT/sq-$1-$(date +%s%N).txt"
 	awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	     $c["avail"] != $c["depth"] || $c["reserved"] != 0 || $c["inflight"] != 0 { bad = bad $0 ";" }
 	     END { print (bad == "" ? "full" : bad) }' "$f"

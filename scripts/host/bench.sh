@@ -7,7 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 "$TOP/scripts/host/build-baseline.sh"
-up=$BUILD/modroot-${BASE#linux-}-upstream
+up=$UP_MODROOT
 for v in upstream series; do
 	root=$MODROOT
 	[ $v = upstream ] && root=$up

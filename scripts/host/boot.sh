@@ -5,7 +5,10 @@
 # Usage: boot.sh NAME TIMEOUT_S GUEST_SCRIPT [ARGS...]
 #   Console and results land in $LOGS/NAME/; exits with the guest's status.
 # Env: ICOUNT=1 (deterministic instruction-counted time, for benchmarks),
-#      MEM (MiB, default 2048), SMP (default 2).
+#      MEM (MiB, default 2048), SMP (default 2), APPEND (extra kernel
+#      command line), NETDEV (a QEMU -netdev spec with id=n0, e.g. a socket
+#      link over 127.0.0.1 to a second guest) with MAC, PEER (a host
+#      directory both guests of a pair mount at /mnt/peer).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -68,8 +71,17 @@ echo "$mode" >"$out/accel"
 guest=$TOP/scripts/guest
 append="console=ttyS0 panic=-1 oops=panic rootfstype=9p root=/dev/root ro"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
-append+=" init=$guest/init.sh loglevel=6 hung_task_timeout_secs=60"
+append+=" init=$guest/init.sh loglevel=6 hung_task_timeout_secs=60 ${APPEND:-}"
 append+=" -- $release $*"
+
+extra=()
+if [ -n "${NETDEV:-}" ]; then
+	extra+=(-netdev "$NETDEV" -device "virtio-net-pci,netdev=n0,mac=${MAC:?MAC is required with NETDEV}")
+fi
+if [ -n "${PEER:-}" ]; then
+	extra+=(-fsdev "local,id=peer,path=$PEER,security_model=none"
+		-device "virtio-9p-pci,fsdev=peer,mount_tag=peer")
+fi
 
 log "booting $name ($mode, timeout ${timeout_s}s), console: $out/console.log"
 set +e
@@ -83,7 +95,7 @@ timeout --foreground -k 5 "$timeout_s" qemu-system-x86_64 \
 	-device virtio-9p-pci,fsdev=mods,mount_tag=modules \
 	-fsdev local,id=out,path="$out",security_model=none \
 	-device virtio-9p-pci,fsdev=out,mount_tag=out \
-	>"$out/qemu.log" 2>&1
+	"${extra[@]}" >"$out/qemu.log" 2>&1
 qrc=$?
 set -e
 if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then

@@ -8,6 +8,7 @@ set -euo pipefail
 [ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree' first"
 mkdir -p "$OBJ" "$LOGS"
 frags=("$TOP/config/base.config" "$@")
+[ "$VARIANT" != debug ] || frags+=("$TOP/config/debug.config")
 # The KUnit suite exists only once the series adds it.
 grep -qs 'config NVME_RDMA_KUNIT_TEST' "$TREE/drivers/nvme/host/Kconfig" &&
 	frags+=("$TOP/config/kunit.config")
@@ -16,21 +17,21 @@ grep -qs 'config NVME_RDMA_KUNIT_TEST' "$TREE/drivers/nvme/host/Kconfig" &&
 # older commit (check-series, baseline modules) dropped via syncconfig.
 # Unchanged options keep their timestamps, so warm builds stay warm.
 log "configuring: defconfig + kvm_guest.config + ${frags[*]##*/}"
-kmake defconfig >"$LOGS/config.log" 2>&1
+kmake defconfig >"$LOGS/config-$SUFFIX.log" 2>&1
 (cd "$OBJ" && "$TREE/scripts/kconfig/merge_config.sh" -m .config \
-	"$TREE/kernel/configs/kvm_guest.config" "${frags[@]}") >>"$LOGS/config.log" 2>&1
-kmake olddefconfig >>"$LOGS/config.log" 2>&1
+	"$TREE/kernel/configs/kvm_guest.config" "${frags[@]}") >>"$LOGS/config-$SUFFIX.log" 2>&1
+kmake olddefconfig >>"$LOGS/config-$SUFFIX.log" 2>&1
 "$TOP/scripts/host/check-config.sh" "$OBJ/.config" "${frags[@]}" ||
 	die "required kernel options did not stick after olddefconfig (see above)"
 
-log "building bzImage and modules (-j$(nproc)), log: $LOGS/build.log"
-if ! kmake -j"$(nproc)" bzImage modules >"$LOGS/build.log" 2>&1; then
-	grep -E 'error:|Error [0-9]' "$LOGS/build.log" | head -5 >&2
-	die "kernel build failed (see $LOGS/build.log)"
+log "building bzImage and modules (-j$(nproc)), log: $LOGS/build-$SUFFIX.log"
+if ! kmake -j"$(nproc)" bzImage modules >"$LOGS/build-$SUFFIX.log" 2>&1; then
+	grep -E 'error:|Error [0-9]' "$LOGS/build-$SUFFIX.log" | head -5 >&2
+	die "kernel build failed (see $LOGS/build-$SUFFIX.log)"
 fi
 rm -rf "$MODROOT"
-kmake INSTALL_MOD_PATH="$MODROOT" modules_install >"$LOGS/modules_install.log" 2>&1 ||
-	die "modules_install failed (see $LOGS/modules_install.log)"
+kmake INSTALL_MOD_PATH="$MODROOT" modules_install >"$LOGS/modules_install-$SUFFIX.log" 2>&1 ||
+	die "modules_install failed (see $LOGS/modules_install-$SUFFIX.log)"
 # What this build is made of, for the summaries.
 {
 	echo "source $(cut -d' ' -f1-2 "$TREE/.git/tree-stamp")"

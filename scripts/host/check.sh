@@ -5,7 +5,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-stages=(check-shell check-series check-kunit run-boot-test)
+stages=(check-shell check-series check-kunit run-boot-test check-stress)
 passed=0 failed=0 table=""
 for s in "${stages[@]}"; do
 	log "stage $s"

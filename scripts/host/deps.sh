@@ -9,7 +9,7 @@ pkgs=(
 	sparse python3-ply rsync xz-utils git shellcheck
 	# the VM and what runs inside it (host userspace is the guest's root)
 	qemu-system-x86 nvme-cli fio iproute2 uuid-runtime gawk util-linux
-	procps xfsprogs liburing-dev udev
+	procps xfsprogs liburing-dev udev iputils-ping
 )
 for b in linux-6.12 linux-6.1; do
 	[ -d "$TOP/patches/$b" ] && pkgs+=("$(source_pkg "$b")")

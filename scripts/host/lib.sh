@@ -39,11 +39,21 @@ elapsed() {
 log() { printf '[%s] %s\n' "$(elapsed)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# VARIANT=debug: the same kernel plus config/debug.config, in its own
+# object tree and module root, so both builds stay warm side by side.
+VARIANT=${VARIANT:-}
+case "$VARIANT" in
+"" | debug) ;;
+*) die "unknown VARIANT '$VARIANT' (want empty or debug)" ;;
+esac
+SUFFIX=${BASE#linux-}${VARIANT:+-$VARIANT}
 TREE=$BUILD/$BASE
-OBJ=$BUILD/obj-${BASE#linux-}
-MODROOT=${MODROOT:-$BUILD/modroot-${BASE#linux-}}
+OBJ=$BUILD/obj-$SUFFIX
+# The series' modules, and the upstream import's (build-baseline.sh).
+MODROOT=${MODROOT:-$BUILD/modroot-$SUFFIX}
+UP_MODROOT=$BUILD/modroot-$SUFFIX-upstream
 LOGS=$BUILD/logs
-export TREE OBJ MODROOT LOGS
+export VARIANT TREE OBJ MODROOT UP_MODROOT LOGS
 
 # Kernel make with the project's fixed settings: out-of-tree objects,
 # ccache, and no version suffix so the module directory stays stable.

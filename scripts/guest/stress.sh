@@ -1,0 +1,466 @@
+#!/bin/bash
+# The stress matrix (guest side): a queue-size matrix and faults during
+# verified I/O, one scenario at a time, each in its own process with a time
+# limit, so one failure or hang does not hide the others.
+# Usage: stress.sh [SCENARIO...]     (default: every scenario, see list_all)
+#        stress.sh one SCENARIO       (internal: run one scenario)
+# Scenario names:
+#   mx-tT-hH        target param_max_queue_size T, host --queue-size H,
+#                   2 I/O queues and 1 poll queue, the fio workload set;
+#   reset-N         N resets (nvme reset and sysfs reset_controller) under I/O;
+#   port-readd-N    target port unlinked and relinked N times under I/O;
+#   fatal-N         nvmet debugfs ctrl state "fatal", N times under I/O;
+#   disconnect-io   nvme disconnect with I/O in flight, then reconnect;
+#   rmmod-N         N modprobe/connect/I/O/rmmod cycles of nvme_rdma;
+#   connect-N       N connect/disconnect cycles without I/O, then kmemleak.
+# Writes $OUT/stress.tsv: scenario, result, data verified, splats, seconds,
+# note; per scenario $OUT/scn/NAME.{log,dmesg}.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+SELF=$(readlink -f "$0")
+SCN=$OUT/scn
+CFG=/sys/kernel/config/nvmet
+TARGET_SIZES="16 17 32 64 128 256"
+HOST_SIZES="16 32 128 256"
+# Scenario failures go to the scenario's own error file.
+ERRFILE=$OUT/error
+fail() {
+	echo "FAIL: $*"
+	[ -e "$ERRFILE" ] || echo "$*" >"$ERRFILE"
+	exit 1
+}
+
+list_all() {
+	local t h
+	for t in $TARGET_SIZES; do
+		for h in $HOST_SIZES; do echo "mx-t$t-h$h"; done
+	done
+	echo reset-20 port-readd-3 fatal-3 disconnect-io rmmod-50 connect-200
+}
+
+# Port N of the target exports the subsystem with param_max_queue_size
+# from TARGET_SIZES (port 1 = 16 ... port 6 = 256).
+port_of_size() {
+	local i=1 t
+	for t in $TARGET_SIZES; do
+		[ "$t" = "$1" ] && { echo $i; return; }
+		i=$((i + 1))
+	done
+	fail "no target port with queue size $1"
+}
+
+wait_live() {
+	local ctrl=$1 i
+	for i in $(seq 240); do
+		[ "$(cat "/sys/class/nvme/$ctrl/state" 2>/dev/null)" = live ] && return 0
+		sleep 0.5
+	done
+	fail "$ctrl not live after 120s (state $(cat "/sys/class/nvme/$ctrl/state" 2>/dev/null))"
+}
+
+# Every queue's credits back and nothing in flight (series only). I/O that
+# was just completed may still own an unsignaled SEND until the next
+# signaled completion; an idle queue has none by design, so poll briefly.
+credits_check() {
+	local ctrl=$1 c i
+	for i in $(seq 20); do
+		c=$(credits_idle "$ctrl")
+		case "$c" in full | n/a) echo "credits $c" && return 0 ;; esac
+		sleep 0.5
+	done
+	fail "$ctrl: credits not full at idle: $c"
+}
+
+# fio_verify NAME DEV ARGS...: one verified fio job set; fails on any I/O
+# error or data mismatch. Output in $SCN/NAME.fio.json.
+FIO_COMMON=(--direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1
+	--eta=never --output-format=json)
+fio_verify() {
+	local name=$1 dev=$2
+	shift 2
+	echo "fio $name on $dev: $*"
+	step 1200 fio "${FIO_COMMON[@]}" --filename="/dev/$dev" \
+		--output="$SCN/$name.fio.json" "$@" ||
+		fail "fio $name failed: $(grep -ahE 'verify|error|err=' "$SCN/$name.fio.json" | head -2 | tr '\n' ' ')"
+}
+
+# The workload set of the matrix: 4k random (inline writes, MR reads),
+# 128k sequential (MR registration + invalidation both ways), small
+# in-capsule writes, mixed sizes, and io_uring polled I/O on the poll queue.
+matrix_jobs() {
+	local qd=$1
+	cat <<JOBS
+[global]
+size=4M
+[4k-rand-uring]
+ioengine=io_uring
+rw=randwrite
+bs=4k
+iodepth=$qd
+iodepth_batch_submit=$(((qd + 1) / 2))
+iodepth_batch_complete_min=1
+[128k-seq-libaio]
+stonewall
+ioengine=libaio
+rw=write
+bs=128k
+size=8M
+offset=8M
+iodepth=8
+[small-inline-uring]
+stonewall
+ioengine=io_uring
+rw=randwrite
+bsrange=512-2k
+offset=16M
+iodepth=16
+[mixed-libaio]
+stonewall
+ioengine=libaio
+rw=randwrite
+bssplit=4k/40:16k/20:64k/20:256k/20
+size=8M
+offset=24M
+iodepth=16
+[4k-polled-uring]
+stonewall
+ioengine=io_uring
+hipri=1
+rw=randwrite
+bs=4k
+offset=32M
+iodepth=16
+JOBS
+}
+
+scn_matrix() {
+	local t=$1 h=$2 port ctrl sq want
+	port=$(port_of_size "$t")
+	ctrl=$(connect "$port" --queue-size="$h" --nr-io-queues=2 --nr-poll-queues=1)
+	sq=$(cat "/sys/class/nvme/$ctrl/sqsize")
+	want=$((t < h ? t : h))
+	echo "connected $ctrl: target $t host $h sqsize $sq"
+	# sqsize is 0's based; the host clamps to the target's MQES.
+	[ $((sq + 1)) -eq "$want" ] || fail "$ctrl: queue size $((sq + 1)), expected min($t,$h)=$want"
+	matrix_jobs 64 >"$SCN/$NAME.fio"
+	fio_verify "$NAME" "${ctrl}n1" "$SCN/$NAME.fio"
+	credits_check "$ctrl"
+	NOTE="sqsize $sq"
+	VERIFIED=yes
+	disconnect "$ctrl"
+}
+
+# Verified fio runs in a loop until $SCN/NAME.stop exists; every run that
+# fails is counted in $SCN/NAME.fiofail, every clean one in .fiook.
+# A fault makes I/O wait (requeue) but must not fail it or corrupt data.
+# libaio, not io_uring: io_uring submits with REQ_NOWAIT and hands the
+# block layer's -EAGAIN (queue frozen for the reset) to the application,
+# whatever the driver does.
+io_loop_start() {
+	local dev=$1 i=0
+	: >"$SCN/$NAME.fiook"
+	: >"$SCN/$NAME.fiofail"
+	(
+		trap - ERR
+		set +e
+		while [ ! -e "$SCN/$NAME.stop" ]; do
+			i=$((i + 1))
+			if timeout 600 fio "${FIO_COMMON[@]}" --filename="/dev/$dev" \
+				--output="$SCN/$NAME.loop$i.json" --name=loop$i --ioengine=libaio \
+				--rw=randwrite --bs=4k --size=2M --offset=$(((i % 8) * 4))M \
+				--iodepth=32 --iodepth_batch_submit=8; then
+				echo $i >>"$SCN/$NAME.fiook"
+			else
+				echo $i >>"$SCN/$NAME.fiofail"
+			fi
+		done
+	) &
+	IO_PID=$!
+}
+
+io_loop_stop() {
+	touch "$SCN/$NAME.stop"
+	wait "$IO_PID" || true
+	local ok bad
+	ok=$(wc -l <"$SCN/$NAME.fiook") bad=$(wc -l <"$SCN/$NAME.fiofail")
+	echo "fio loop: $ok verified runs, $bad failed"
+	if [ "$bad" -gt 0 ]; then
+		fail "$bad of $((ok + bad)) verified fio runs failed during the faults (first: $SCN/$NAME.loop$(head -1 "$SCN/$NAME.fiofail").json)"
+	fi
+	[ "$ok" -gt 0 ] || fail "no fio run completed during the faults"
+	VERIFIED="yes ($ok runs)"
+}
+
+# Wait for at least one clean fio run after the last fault.
+io_loop_settle() {
+	local before
+	before=$(wc -l <"$SCN/$NAME.fiook")
+	for _ in $(seq 600); do
+		[ "$(wc -l <"$SCN/$NAME.fiook")" -gt "$before" ] && return 0
+		[ -s "$SCN/$NAME.fiofail" ] && return 0
+		sleep 0.5
+	done
+	fail "I/O made no progress for 300s after the faults"
+}
+
+connect_recoverable() {
+	connect "$1" --reconnect-delay=1 --ctrl-loss-tmo=600 --keep-alive-tmo=5
+}
+
+scn_reset() {
+	local n=$1 ctrl i
+	ctrl=$(connect_recoverable 2)
+	io_loop_start "${ctrl}n1"
+	sleep 2
+	for i in $(seq "$n"); do
+		if [ $((i % 2)) = 1 ]; then
+			step 60 nvme reset "/dev/$ctrl" || fail "nvme reset $ctrl ($i) failed"
+		else
+			echo 1 >"/sys/class/nvme/$ctrl/reset_controller" || fail "reset_controller ($i) failed"
+		fi
+		wait_live "$ctrl"
+		sleep 1
+	done
+	io_loop_settle
+	io_loop_stop
+	wait_live "$ctrl"
+	credits_check "$ctrl"
+	NOTE="$n resets"
+	disconnect "$ctrl"
+}
+
+scn_port_readd() {
+	local n=$1 port=1 ctrl i link
+	ctrl=$(connect_recoverable $port)
+	link=$CFG/ports/$port/subsystems/$NQN
+	io_loop_start "${ctrl}n1"
+	sleep 2
+	for i in $(seq "$n"); do
+		rm "$link" || fail "unlinking the subsystem from port $port failed"
+		# Wait for the host to notice (error recovery), then give it a few
+		# failed reconnect attempts before the port comes back.
+		for _ in $(seq 120); do
+			[ "$(cat "/sys/class/nvme/$ctrl/state")" != live ] && break
+			sleep 0.5
+		done
+		sleep 4
+		ln -s "$CFG/subsystems/$NQN" "$link" || fail "relinking port $port failed"
+		wait_live "$ctrl"
+		sleep 1
+	done
+	io_loop_settle
+	io_loop_stop
+	credits_check "$ctrl"
+	NOTE="$n port removals"
+	disconnect "$ctrl"
+}
+
+scn_fatal() {
+	local n=$1 ctrl i f
+	ctrl=$(connect_recoverable 1)
+	io_loop_start "${ctrl}n1"
+	sleep 2
+	for i in $(seq "$n"); do
+		f=$(find "/sys/kernel/debug/nvmet/$NQN" -path '*/ctrl*/state' 2>/dev/null | head -1)
+		[ -n "$f" ] || fail "no nvmet debugfs ctrl state file"
+		echo fatal >"$f" || fail "writing fatal to $f failed"
+		sleep 2
+		wait_live "$ctrl"
+		sleep 1
+	done
+	io_loop_settle
+	io_loop_stop
+	credits_check "$ctrl"
+	NOTE="$n fatal errors"
+	disconnect "$ctrl"
+}
+
+# Disconnect with I/O in flight: fio must end (with I/O errors: the device
+# goes away) and never report a data mismatch; then a fresh connect works.
+scn_disconnect_io() {
+	local ctrl pid rc=0 i
+	for i in 1 2 3; do
+		ctrl=$(connect 1)
+		fio --direct=1 --eta=never --output-format=json --output="$SCN/$NAME.inflight$i.json" \
+			--filename="/dev/${ctrl}n1" --name=inflight --ioengine=io_uring \
+			--rw=randrw --bs=4k --size=256M --iodepth=64 --verify=crc32c \
+			--time_based --runtime=120 2>"$SCN/$NAME.inflight$i.err" &
+		pid=$!
+		sleep 3
+		disconnect "$ctrl"
+		rc=0
+		step 120 tail --pid="$pid" -f /dev/null || fail "fio still running 120s after disconnect"
+		wait "$pid" || rc=$?
+		echo "fio after disconnect $i: rc $rc"
+		# I/O errors are expected; a verify complaint is not.
+		! grep -aqiE 'verify failed|bad magic|bad header|verify type mismatch' \
+			"$SCN/$NAME.inflight$i.err" ||
+			fail "fio reported a data mismatch around disconnect $i"
+	done
+	ctrl=$(connect 1)
+	fio_verify "$NAME" "${ctrl}n1" --name=after --ioengine=libaio --rw=randwrite \
+		--bs=4k --size=4M --iodepth=32
+	credits_check "$ctrl"
+	VERIFIED=yes NOTE="3 disconnects under I/O"
+	disconnect "$ctrl"
+}
+
+# modprobe, connect, verified I/O, rmmod: odd cycles disconnect first,
+# even cycles unload with the controller still connected (module exit
+# tears it down).
+scn_rmmod() {
+	local n=$1 ctrl i
+	disconnect_all
+	step 60 rmmod nvme_rdma || fail "initial rmmod nvme_rdma failed"
+	for i in $(seq "$n"); do
+		step 60 modprobe nvme_rdma || fail "modprobe nvme_rdma ($i) failed"
+		ctrl=$(connect 2)
+		step 120 fio "${FIO_COMMON[@]}" --filename="/dev/${ctrl}n1" --output="$SCN/$NAME.fio.json" \
+			--name=cycle --ioengine=libaio --rw=randwrite --bs=4k --size=256k \
+			--offset=$(((i % 16) * 256))k --iodepth=16 || fail "fio in cycle $i failed"
+		credits_check "$ctrl" >/dev/null
+		[ $((i % 2)) = 0 ] || disconnect "$ctrl"
+		step 120 rmmod nvme_rdma || fail "rmmod nvme_rdma ($i) failed"
+		[ ! -e "/sys/class/nvme/$ctrl" ] || fail "$ctrl still present after rmmod ($i)"
+	done
+	step 60 modprobe nvme_rdma || fail "final modprobe nvme_rdma failed"
+	VERIFIED="yes ($n runs)" NOTE="$n module cycles"
+}
+
+disconnect_all() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ -e "$c" ] && disconnect "${c##*/}"
+	done
+	return 0
+}
+
+kmemleak_ours() {
+	local k=/sys/kernel/debug/kmemleak
+	echo scan >$k
+	sleep 6
+	echo scan >$k
+	cp $k "$SCN/$NAME.kmemleak"
+	# Unreferenced objects whose allocation backtrace runs through nvme,
+	# rdma, rxe or ib code.
+	awk '/^unreferenced object/ { if (o ~ /nvme|rdma|rxe|ib_|nvmet/) n++; o = "" }
+	     { o = o $0 } END { if (o ~ /nvme|rdma|rxe|ib_|nvmet/) n++; print n + 0 }' \
+		"$SCN/$NAME.kmemleak"
+}
+
+# connect/disconnect without nvme-cli (what it writes, minus its start-up
+# cost, which dominates a cycle under TCG): prints the controller name.
+connect_raw() {
+	local port=$1 fd out n
+	exec {fd}<>/dev/nvme-fabrics
+	echo "transport=rdma,traddr=$ADDR,trsvcid=$((4419 + port)),nqn=$NQN,hostnqn=$(cat /etc/nvme/hostnqn),hostid=$(cat /etc/nvme/hostid)" >&"$fd" ||
+		fail "connect to port $port via /dev/nvme-fabrics failed"
+	read -r out <&"$fd"
+	exec {fd}>&-
+	n=${out#instance=}
+	n=${n%%,*}
+	# The namespace scan runs asynchronously: let it finish first.
+	for _ in $(seq 400); do
+		[ -b "/dev/nvme${n}n1" ] && { echo "nvme$n"; return; }
+		sleep 0.05
+	done
+	fail "nvme$n: no namespace 20s after connect"
+}
+
+scn_connect() {
+	local n=$1 ctrl i leaks k=/sys/kernel/debug/kmemleak
+	SQ_SNAPSHOTS=0
+	[ -e $k ] && echo clear >$k
+	for i in $(seq "$n"); do
+		ctrl=$(connect_raw $((1 + i % 6)))
+		credits_check "$ctrl" >/dev/null
+		echo 1 >"/sys/class/nvme/$ctrl/delete_controller" || fail "deleting $ctrl failed"
+	done
+	NOTE="$n cycles over all 6 ports"
+	if [ -e $k ]; then
+		leaks=$(kmemleak_ours)
+		NOTE+=", kmemleak: $leaks nvme/rdma objects"
+		[ "$leaks" = 0 ] || fail "kmemleak: $leaks unreferenced nvme/rdma/ib objects after $n cycles"
+	else
+		NOTE+=", kmemleak n/a"
+	fi
+}
+
+# One scenario, in its own process: prints "result<TAB>verified<TAB>note".
+run_one() {
+	NAME=$1 VERIFIED=n/a NOTE=""
+	ERRFILE=$SCN/$NAME.error
+	case "$NAME" in
+	mx-t*-h*)
+		local t=${NAME#mx-t}
+		scn_matrix "${t%%-*}" "${t#*-h}"
+		;;
+	reset-*) scn_reset "${NAME#reset-}" ;;
+	port-readd-*) scn_port_readd "${NAME#port-readd-}" ;;
+	fatal-*) scn_fatal "${NAME#fatal-}" ;;
+	disconnect-io) scn_disconnect_io ;;
+	rmmod-*) scn_rmmod "${NAME#rmmod-}" ;;
+	connect-*) scn_connect "${NAME#connect-}" ;;
+	*) fail "unknown scenario '$NAME'" ;;
+	esac
+	printf '%s\t%s\n' "$VERIFIED" "$NOTE" >"$SCN/$NAME.result"
+}
+
+# Splats: any of these in a scenario's dmesg fails it. (DMA-API debug and
+# debugobjects report through WARN; kmemleak is read by connect-N.)
+SPLAT='WARNING:|BUG:|Oops|post_send failed|possible circular locking|possible recursive locking|inconsistent lock state|blocked for more than|KASAN|UBSAN|refcount_t:|list_(add|del) corruption|ODEBUG'
+
+if [ "${1:-}" = one ]; then
+	run_one "$2"
+	exit 0
+fi
+
+mkdir -p "$SCN"
+# shellcheck disable=SC2046 # one scenario name per word
+[ $# -gt 0 ] || set -- $(list_all)
+setup_fabric
+ports=()
+i=1
+for t in $TARGET_SIZES; do
+	ports+=("$i:$t")
+	i=$((i + 1))
+done
+setup_target "${ports[@]}"
+setup_host
+{
+	echo "kernel $(uname -r)"
+	echo "checkers: $(zcat /proc/config.gz | sed -nE 's/^CONFIG_(KASAN|PROVE_LOCKING|DMA_API_DEBUG|DEBUG_KMEMLEAK)=y/\1/p' | paste -sd' ' | grep . || echo none)"
+	echo "driver $(driver_kind) $(sha256sum <"$(modinfo -n nvme_rdma)" | cut -c1-12)"
+} >"$OUT/info"
+printf 'scenario\tresult\tverified\tsplats\tseconds\tnote\n' >"$OUT/stress.tsv"
+trap - ERR
+set +e
+for s in "$@"; do
+	phase "scenario $s"
+	lines=$(dmesg | wc -l)
+	t0=$(date +%s)
+	step "${SCENARIO_TIMEOUT:-1500}" "$SELF" one "$s" >"$SCN/$s.log" 2>&1
+	rc=$?
+	secs=$(($(date +%s) - t0))
+	dmesg | tail -n +$((lines + 1)) >"$SCN/$s.dmesg"
+	splats=$(grep -cE "$SPLAT" "$SCN/$s.dmesg")
+	result=pass verified=n/a note=""
+	if [ -f "$SCN/$s.result" ]; then
+		IFS=$'\t' read -r verified note <"$SCN/$s.result"
+	fi
+	if [ $rc -ne 0 ]; then
+		result=FAIL
+		note=$(cat "$SCN/$s.error" 2>/dev/null || echo "exit $rc (timeout after ${SCENARIO_TIMEOUT:-1500}s?)")
+	elif [ "$splats" -gt 0 ]; then
+		result=FAIL note="splat: $(grep -m1 -E "$SPLAT" "$SCN/$s.dmesg" | cut -c1-120)"
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$result" "$verified" "$splats" "$secs" "$note" >>"$OUT/stress.tsv"
+	echo "RESULT: $s $result ($secs s) $note"
+	# Leave no controller behind for the next scenario.
+	disconnect_all >/dev/null 2>&1
+	lsmod | grep -q '^nvme_rdma' || modprobe nvme_rdma
+done
+dmesg >"$OUT/dmesg.txt"
+phase finished
+! grep -q 'FAIL' <(cut -f2 "$OUT/stress.tsv")
