@@ -29,23 +29,15 @@ TIMEOUT=30
 CFG
 phase "blktests $*"
 cd "$dir"
-step "${BLKTESTS_TIMEOUT:-6000}" ./check "$@" 2>&1 | tee "$OUT/blktests.log" || true
+set +e
+step "${BLKTESTS_TIMEOUT:-6000}" ./check "$@" 2>&1 | tee "$OUT/blktests.log"
+rc=${PIPESTATUS[0]}
+set -e
+# blktests exits non-zero when a test fails (reported per test below); a
+# time-out is a result of its own.
+[ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || echo "blktests killed after ${BLKTESTS_TIMEOUT:-6000}s" >"$OUT/timeout"
 cp -r results "$OUT/blktests-results" 2>/dev/null || true
 dmesg >"$OUT/dmesg.txt"
-# One line per test: name, verdict, and blktests' skip reason if not run
-# (the indented lines after the verdict). The last verdict of a test wins.
-sed 's/\x1b\[[0-9;]*m//g' "$OUT/blktests.log" | awk -F'\t' '
-	function flush() { if (t != "") { v[t] = s; r[t] = why } t = "" }
-	/^[a-z]+\/[0-9]+ .*\[(passed|failed|not run)\]/ {
-		flush(); split($0, w, " "); t = w[1]; why = ""
-		match($0, /\[(passed|failed|not run)\]/); s = substr($0, RSTART + 1, RLENGTH - 2)
-		next
-	}
-	/^    .*\.\.\./ { next }
-	t != "" && s == "not run" && /^    [^ ]/ {
-		sub(/^ +/, ""); why = why (why == "" ? "" : "; ") $0; next
-	}
-	{ flush() }
-	END { flush(); for (k in v) print k "\t" v[k] "\t" r[k] }' | sort >"$OUT/blktests.tsv"
-[ -s "$OUT/blktests.tsv" ] || fail "blktests produced no results"
+# The host parses blktests.log (scripts/host/blktests.sh).
+grep -qE '\[(passed|failed|not run)\]' "$OUT/blktests.log" || fail "blktests printed no verdicts"
 phase finished

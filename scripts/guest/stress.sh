@@ -2,7 +2,9 @@
 # The stress matrix (guest side): a queue-size matrix and faults during
 # verified I/O, one scenario at a time, each in its own process with a time
 # limit, so one failure or hang does not hide the others.
-# Usage: stress.sh [SCENARIO...]     (default: every scenario, see list_all)
+# Usage: stress.sh [budget=SECONDS] [SCENARIO...]   (default: all, list_all)
+#   budget: scenarios not started within SECONDS of the first are reported
+#   "not run" (a time-boxed run says what it did not do).
 #        stress.sh one SCENARIO       (internal: run one scenario)
 # Scenario names:
 #   mx-tT-hH        target param_max_queue_size T, host --queue-size H,
@@ -33,10 +35,11 @@ fail() {
 
 list_all() {
 	local t h
+	echo reset-20 port-readd-3 fatal-3 disconnect-io
 	for t in $TARGET_SIZES; do
 		for h in $HOST_SIZES; do echo "mx-t$t-h$h"; done
 	done
-	echo reset-20 port-readd-3 fatal-3 disconnect-io rmmod-50 connect-200
+	echo rmmod-50 connect-200
 }
 
 # Port N of the target exports the subsystem with param_max_queue_size
@@ -53,10 +56,23 @@ port_of_size() {
 wait_live() {
 	local ctrl=$1 i
 	for i in $(seq 240); do
-		[ "$(cat "/sys/class/nvme/$ctrl/state" 2>/dev/null)" = live ] && return 0
+		[ "$(ctrl_state "$ctrl")" = live ] && return 0
 		sleep 0.5
 	done
-	fail "$ctrl not live after 120s (state $(cat "/sys/class/nvme/$ctrl/state" 2>/dev/null))"
+	fail "$ctrl not live after 120s (state $(ctrl_state "$ctrl"))"
+}
+
+ctrl_state() { cat "/sys/class/nvme/$1/state" 2>/dev/null || echo gone; }
+
+# A fault must really take the controller out of "live" (or the scenario
+# proves nothing): wait up to $2 seconds for that.
+wait_not_live() {
+	local ctrl=$1 i
+	for i in $(seq $(($2 * 10))); do
+		[ "$(ctrl_state "$ctrl")" != live ] && return 0
+		sleep 0.1
+	done
+	fail "$ctrl still live $2 s after the fault: the fault did not happen"
 }
 
 # Every queue's credits back and nothing in flight (series only). I/O that
@@ -82,7 +98,7 @@ fio_verify() {
 	echo "fio $name on $dev: $*"
 	step 1200 fio "${FIO_COMMON[@]}" --filename="/dev/$dev" \
 		--output="$SCN/$name.fio.json" "$@" ||
-		fail "fio $name failed: $(grep -ahE 'verify|error|err=' "$SCN/$name.fio.json" | head -2 | tr '\n' ' ')"
+		fail "fio $name failed: $(grep -ahE 'verify failed|bad magic|bad header|error' "$SCN/$name.fio.json" 2>/dev/null | head -2 | tr '\n' ' ' || true)"
 }
 
 # The workload set of the matrix: 4k random (inline writes, MR reads),
@@ -238,12 +254,9 @@ scn_port_readd() {
 	sleep 2
 	for i in $(seq "$n"); do
 		rm "$link" || fail "unlinking the subsystem from port $port failed"
-		# Wait for the host to notice (error recovery), then give it a few
-		# failed reconnect attempts before the port comes back.
-		for _ in $(seq 120); do
-			[ "$(cat "/sys/class/nvme/$ctrl/state")" != live ] && break
-			sleep 0.5
-		done
+		# The host notices (error recovery); give it a few failed reconnect
+		# attempts before the port comes back.
+		wait_not_live "$ctrl" 60
 		sleep 4
 		ln -s "$CFG/subsystems/$NQN" "$link" || fail "relinking port $port failed"
 		wait_live "$ctrl"
@@ -262,10 +275,11 @@ scn_fatal() {
 	io_loop_start "${ctrl}n1"
 	sleep 2
 	for i in $(seq "$n"); do
-		f=$(find "/sys/kernel/debug/nvmet/$NQN" -path '*/ctrl*/state' 2>/dev/null | head -1)
-		[ -n "$f" ] || fail "no nvmet debugfs ctrl state file"
+		# The target controller of this connection: same controller ID.
+		f=/sys/kernel/debug/nvmet/$NQN/ctrl$(cat "/sys/class/nvme/$ctrl/cntlid")/state
+		[ -e "$f" ] || fail "no nvmet debugfs state file $f"
 		echo fatal >"$f" || fail "writing fatal to $f failed"
-		sleep 2
+		wait_not_live "$ctrl" 30
 		wait_live "$ctrl"
 		sleep 1
 	done
@@ -279,13 +293,15 @@ scn_fatal() {
 # Disconnect with I/O in flight: fio must end (with I/O errors: the device
 # goes away) and never report a data mismatch; then a fresh connect works.
 scn_disconnect_io() {
-	local ctrl pid rc=0 i
+	local ctrl pid rc=0 i reads
 	for i in 1 2 3; do
 		ctrl=$(connect 1)
+		# verify_backlog: written blocks are read back and checked while
+		# the job runs, so data is verified right up to the disconnect.
 		fio --direct=1 --eta=never --output-format=json --output="$SCN/$NAME.inflight$i.json" \
 			--filename="/dev/${ctrl}n1" --name=inflight --ioengine=io_uring \
-			--rw=randrw --bs=4k --size=256M --iodepth=64 --verify=crc32c \
-			--time_based --runtime=120 2>"$SCN/$NAME.inflight$i.err" &
+			--rw=randwrite --bs=4k --size=256M --iodepth=64 --verify=crc32c \
+			--verify_backlog=32 --verify_fatal=1 --time_based --runtime=120 &
 		pid=$!
 		sleep 3
 		disconnect "$ctrl"
@@ -293,10 +309,19 @@ scn_disconnect_io() {
 		step 120 tail --pid="$pid" -f /dev/null || fail "fio still running 120s after disconnect"
 		wait "$pid" || rc=$?
 		echo "fio after disconnect $i: rc $rc"
-		# I/O errors are expected; a verify complaint is not.
+		# I/O errors are expected; a verify complaint is not (fio writes
+		# its error messages into the --output file).
 		! grep -aqiE 'verify failed|bad magic|bad header|verify type mismatch' \
-			"$SCN/$NAME.inflight$i.err" ||
+			"$SCN/$NAME.inflight$i.json" ||
 			fail "fio reported a data mismatch around disconnect $i"
+		# fio puts its error lines before the JSON document.
+		reads=$(python3 -c '
+import json, sys
+t = open(sys.argv[1], errors="replace").read()
+print(json.loads(t[t.index("\n{") + 1:] if not t.startswith("{") else t)["jobs"][0]["read"]["total_ios"])' \
+			"$SCN/$NAME.inflight$i.json") || fail "no fio result for disconnect $i"
+		[ "$reads" -gt 0 ] || fail "fio verified nothing before disconnect $i"
+		echo "disconnect $i: $reads blocks read back and verified before the device went away"
 	done
 	ctrl=$(connect 1)
 	fio_verify "$NAME" "${ctrl}n1" --name=after --ioengine=libaio --rw=randwrite \
@@ -328,6 +353,13 @@ scn_rmmod() {
 	VERIFIED="yes ($n runs)" NOTE="$n module cycles"
 }
 
+relink_ports() {
+	local p
+	for p in "$CFG"/ports/*; do
+		[ -e "$p/subsystems/$NQN" ] || ln -s "$CFG/subsystems/$NQN" "$p/subsystems/$NQN"
+	done
+}
+
 disconnect_all() {
 	local c
 	for c in /sys/class/nvme/nvme*; do
@@ -342,11 +374,12 @@ kmemleak_ours() {
 	sleep 6
 	echo scan >$k
 	cp $k "$SCN/$NAME.kmemleak"
-	# Unreferenced objects whose allocation backtrace runs through nvme,
-	# rdma, rxe or ib code.
-	awk '/^unreferenced object/ { if (o ~ /nvme|rdma|rxe|ib_|nvmet/) n++; o = "" }
-	     { o = o $0 } END { if (o ~ /nvme|rdma|rxe|ib_|nvmet/) n++; print n + 0 }' \
-		"$SCN/$NAME.kmemleak"
+	# Unreferenced objects whose allocation backtrace ("[<addr>] func")
+	# runs through nvme, rdma, rxe or ib code.
+	awk 'function end() { if (hit) n++; hit = 0 }
+	     /^unreferenced object/ { end() }
+	     /\[<[0-9a-f]+>\] .*(nvme|rdma|rxe|ib_)/ { hit = 1 }
+	     END { end(); print n + 0 }' "$SCN/$NAME.kmemleak"
 }
 
 # connect/disconnect without nvme-cli (what it writes, minus its start-up
@@ -371,7 +404,12 @@ connect_raw() {
 scn_connect() {
 	local n=$1 ctrl i leaks k=/sys/kernel/debug/kmemleak
 	SQ_SNAPSHOTS=0
-	[ -e $k ] && echo clear >$k
+	# Forget what earlier scenarios and boot left: report it, then clear.
+	if [ -e $k ]; then
+		echo scan >$k
+		cp $k "$SCN/$NAME.kmemleak-before"
+		echo clear >$k
+	fi
 	for i in $(seq "$n"); do
 		ctrl=$(connect_raw $((1 + i % 6)))
 		credits_check "$ctrl" >/dev/null
@@ -391,6 +429,9 @@ scn_connect() {
 run_one() {
 	NAME=$1 VERIFIED=n/a NOTE=""
 	ERRFILE=$SCN/$NAME.error
+	# Whatever happens, stop this scenario's I/O loop and relink every
+	# target port, so that the next scenario starts clean.
+	trap 'touch "$SCN/$NAME.stop"; relink_ports' EXIT
 	case "$NAME" in
 	mx-t*-h*)
 		local t=${NAME#mx-t}
@@ -417,8 +458,12 @@ if [ "${1:-}" = one ]; then
 fi
 
 mkdir -p "$SCN"
+budget=0
+case "${1:-}" in budget=*) budget=${1#budget=} && shift ;; esac
 # shellcheck disable=SC2046 # one scenario name per word
 [ $# -gt 0 ] || set -- $(list_all)
+# The plan, so the report can tell a scenario that never ran (guest died).
+printf '%s\n' "$@" >"$OUT/scenarios.txt"
 setup_fabric
 ports=()
 i=1
@@ -434,9 +479,17 @@ setup_host
 	echo "driver $(driver_kind) $(sha256sum <"$(modinfo -n nvme_rdma)" | cut -c1-12)"
 } >"$OUT/info"
 printf 'scenario\tresult\tverified\tsplats\tseconds\tnote\n' >"$OUT/stress.tsv"
+# kmemleak's periodic scan of all memory is slow under TCG; connect-N
+# scans on demand.
+[ ! -e /sys/kernel/debug/kmemleak ] || echo scan=off >/sys/kernel/debug/kmemleak
 trap - ERR
 set +e
+start=$(date +%s)
 for s in "$@"; do
+	if [ "$budget" -gt 0 ] && [ $(($(date +%s) - start)) -ge "$budget" ]; then
+		printf '%s\tnot run\tn/a\t0\t0\ttime budget of %ss used up\n' "$s" "$budget" >>"$OUT/stress.tsv"
+		continue
+	fi
 	phase "scenario $s"
 	lines=$(dmesg | wc -l)
 	t0=$(date +%s)
@@ -451,16 +504,21 @@ for s in "$@"; do
 	fi
 	if [ $rc -ne 0 ]; then
 		result=FAIL
-		note=$(cat "$SCN/$s.error" 2>/dev/null || echo "exit $rc (timeout after ${SCENARIO_TIMEOUT:-1500}s?)")
+		note=$(cat "$SCN/$s.error" 2>/dev/null || echo "exit $rc")
+		[ $rc -ne 124 ] && [ $rc -ne 137 ] || note="hung: killed after ${secs}s; $note"
 	elif [ "$splats" -gt 0 ]; then
 		result=FAIL note="splat: $(grep -m1 -E "$SPLAT" "$SCN/$s.dmesg" | cut -c1-120)"
 	fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$result" "$verified" "$splats" "$secs" "$note" >>"$OUT/stress.tsv"
 	echo "RESULT: $s $result ($secs s) $note"
-	# Leave no controller behind for the next scenario.
-	disconnect_all >/dev/null 2>&1
+	# Leave no I/O and no controller behind for the next scenario (a
+	# scenario killed by its time limit could not clean up itself).
+	touch "$SCN/$s.stop"
+	pkill -x fio && sleep 2
+	relink_ports 2>/dev/null
+	(disconnect_all) >/dev/null 2>&1 || echo "cleanup after $s: disconnect failed"
 	lsmod | grep -q '^nvme_rdma' || modprobe nvme_rdma
 done
 dmesg >"$OUT/dmesg.txt"
 phase finished
-! grep -q 'FAIL' <(cut -f2 "$OUT/stress.tsv")
+! grep -qE 'FAIL|not run' <(cut -f2 "$OUT/stress.tsv")

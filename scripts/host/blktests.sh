@@ -11,27 +11,57 @@ set -euo pipefail
 blk=${BLKTESTS:-$TOP/../shared/blktests}
 [ -x "$blk/check" ] || die "blktests not found at $blk (set BLKTESTS=)"
 blk=$(cd "$blk" && pwd)
-"$TOP/scripts/host/build-baseline.sh"
-pids=()
+# BLKTESTS_REPORT_ONLY=1: compare the logs of the last run again.
+if [ "${BLKTESTS_REPORT_ONLY:-0}" = 0 ]; then
+	"$TOP/scripts/host/build-baseline.sh"
+	pids=()
+	for v in upstream series; do
+		root=$MODROOT
+		[ $v = upstream ] && root=$UP_MODROOT
+		MODROOT=$root "$TOP/scripts/host/boot.sh" "blktests-$v" "${BLKTESTS_BOOT_TIMEOUT:-7200}" \
+			"$TOP/scripts/guest/blktests.sh" "$blk" "$@" &
+		pids+=($!)
+	done
+	failed=""
+	for v in upstream series; do
+		wait "${pids[0]}" || failed+=" $v"
+		pids=("${pids[@]:1}")
+	done
+	[ -z "$failed" ] || die "blktests boot failed for:$failed (logs: $LOGS/blktests-*)"
+fi
 for v in upstream series; do
-	root=$MODROOT
-	[ $v = upstream ] && root=$UP_MODROOT
-	MODROOT=$root "$TOP/scripts/host/boot.sh" "blktests-$v" "${BLKTESTS_BOOT_TIMEOUT:-7200}" \
-		"$TOP/scripts/guest/blktests.sh" "$blk" "$@" &
-	pids+=($!)
+	[ ! -f "$LOGS/blktests-$v/timeout" ] || die "blktests ($v): $(cat "$LOGS/blktests-$v/timeout")"
 done
-failed=""
-for v in upstream series; do
-	wait "${pids[0]}" || failed+=" $v"
-	pids=("${pids[@]:1}")
-done
-[ -z "$failed" ] || die "blktests boot failed for:$failed (logs: $LOGS/blktests-*)"
 
+# One line per test run: name (with its condition, e.g. "(tr=rdma
+# bd=file)", when a test runs once per condition), verdict, and blktests'
+# skip reason if not run (the indented lines after the verdict). A test
+# printed twice (start, then end) keeps its final verdict.
+verdicts() {
+	sed 's/\x1b\[[0-9;]*m//g' "$1" | awk -F'\t' '
+		function flush() { if (t != "") { v[t] = s; r[t] = why } t = "" }
+		/^[a-z]+\/[0-9]+ .*\[(passed|failed|not run)\]/ {
+			flush(); split($0, w, " "); t = w[1]; why = ""
+			if (match($0, /^[a-z]+\/[0-9]+ \([a-z_]+=[^)]*\)/)) t = substr($0, 1, RLENGTH)
+			match($0, /\[(passed|failed|not run)\]/); s = substr($0, RSTART + 1, RLENGTH - 2)
+			next
+		}
+		/^    .*\.\.\./ { next }
+		t != "" && s == "not run" && /^    [^ ]/ {
+			sub(/^ +/, ""); why = why (why == "" ? "" : "; ") $0; next
+		}
+		{ flush() }
+		END { flush(); for (k in v) print k "\t" v[k] "\t" r[k] }' | LC_ALL=C sort -t "$(printf '\t')" -k1,1
+}
 tab=$(printf '\t')
+for v in upstream series; do
+	verdicts "$LOGS/blktests-$v/blktests.log" >"$LOGS/blktests-$v/verdicts.tsv"
+	[ -s "$LOGS/blktests-$v/verdicts.tsv" ] || die "blktests ($v) printed no verdicts (see $LOGS/blktests-$v)"
+done
 report=$LOGS/blktests.txt
 known=$TOP/config/blktests-known.tsv
-join -t "$tab" -a1 -a2 -e missing -o 0,1.2,2.2,2.3 \
-	"$LOGS/blktests-upstream/blktests.tsv" "$LOGS/blktests-series/blktests.tsv" |
+LC_ALL=C join -t "$tab" -a1 -a2 -e missing -o 0,1.2,2.2,2.3 \
+	"$LOGS/blktests-upstream/verdicts.tsv" "$LOGS/blktests-series/verdicts.tsv" |
 	awk -F'\t' -v OFS='\t' -v known="$known" '
 	BEGIN { while ((getline l < known) > 0) if (l !~ /^#/) { split(l, a, "\t"); k[a[1]] = a[2] } }
 	{
@@ -45,10 +75,17 @@ join -t "$tab" -a1 -a2 -e missing -o 0,1.2,2.2,2.3 \
 	cat "$LOGS/blktests-compare.tsv"
 } | column -t -s "$tab" | tee "$report"
 for v in upstream series; do
-	printf '%s: %s\n' "$v" "$(cut -f2 "$LOGS/blktests-$v/blktests.tsv" | sort | uniq -c |
+	printf '%s: %s\n' "$v" "$(cut -f2 "$LOGS/blktests-$v/verdicts.tsv" | sort | uniq -c |
 		awk '{ n = $1; $1 = ""; printf "%s%s %d", sep, substr($0, 2), n; sep = ", " }')"
+done | tee -a "$report"
+# Splats in either guest's dmesg over the whole run.
+splat='WARNING:|BUG:|Oops|post_send failed|possible circular locking|inconsistent lock state|blocked for more than|KASAN|UBSAN'
+for v in upstream series; do
+	printf 'dmesg %s: %s splat lines\n' "$v" "$(grep -cE "$splat" "$LOGS/blktests-$v/dmesg.txt" || true)"
 done | tee -a "$report"
 bad=$(awk -F'\t' '$4 == "REGRESSION" || $4 == "unexplained failure" { print $1 }' \
 	"$LOGS/blktests-compare.tsv" | paste -sd' ')
 [ -z "$bad" ] || die "blktests: regressions or unexplained failures: $bad (report: $report)"
+! grep -qE "$splat" "$LOGS/blktests-series/dmesg.txt" ||
+	die "blktests: splat in the series guest's dmesg: $(grep -m1 -E "$splat" "$LOGS/blktests-series/dmesg.txt")"
 log "blktests: the series passes every test upstream passes (report: $report)"

@@ -39,10 +39,13 @@ accel() {
 		# No root device: a kernel that runs ends in "Kernel panic" at once.
 		timeout 30 qemu-system-x86_64 -accel kvm -cpu host -m 256 -nic none \
 			-nographic -no-reboot -kernel "$kernel" \
-			-append "console=ttyS0 panic=-1" >"$BUILD/kvm-probe.log" 2>&1 || true
-		grep -q 'Kernel panic' "$BUILD/kvm-probe.log" && verdict=kvm
+			-append "console=ttyS0 panic=-1" >"$BUILD/kvm-probe.$$.log" 2>&1 || true
+		grep -q 'Kernel panic' "$BUILD/kvm-probe.$$.log" && verdict=kvm
+		mv "$BUILD/kvm-probe.$$.log" "$BUILD/kvm-probe.log"
 	fi
-	printf '%s\n%s\n' "$key" "$verdict" >"$cache"
+	# Written whole or not at all: guests may boot side by side.
+	printf '%s\n%s\n' "$key" "$verdict" >"$cache.$$"
+	mv "$cache.$$" "$cache"
 	echo "$verdict"
 }
 

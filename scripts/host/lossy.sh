@@ -16,20 +16,30 @@ mkdir -p "$peer"
 # A UDP port pair per run, so pairs can run side by side.
 base=$((20000 + ($$ % 2000) * 2))
 timeout_s=${PAIR_TIMEOUT:-3000}
+# The target outlives the host guest by a margin: it scans its dmesg last.
 MODROOT=$root PEER=$peer MAC=52:54:00:4e:56:01 \
 	NETDEV="socket,id=n0,udp=127.0.0.1:$((base + 1)),localaddr=127.0.0.1:$base" \
-	"$TOP/scripts/host/boot.sh" "$name-target" "$timeout_s" \
+	"$TOP/scripts/host/boot.sh" "$name-target" $((timeout_s + 300)) \
 	"$TOP/scripts/guest/lossy-target.sh" &
 tpid=$!
+# Interrupted or not, release the target guest and reap it.
+trap 'touch "$peer/done"; wait "$tpid" 2>/dev/null || true' EXIT
 hrc=0
 MODROOT=$root PEER=$peer MAC=52:54:00:4e:56:02 \
 	NETDEV="socket,id=n0,udp=127.0.0.1:$base,localaddr=127.0.0.1:$((base + 1))" \
 	"$TOP/scripts/host/boot.sh" "$name-host" "$timeout_s" \
 	"$TOP/scripts/guest/lossy-host.sh" "$@" || hrc=$?
-# The host guest releases the target through $peer/done, even on failure.
 touch "$peer/done"
 trc=0
 wait "$tpid" || trc=$?
+trap - EXIT
+# A guest that hung or died wrote no error file: say so for the report.
+for side in host target; do
+	rc=$hrc
+	[ $side = target ] && rc=$trc
+	[ "$rc" -eq 0 ] || [ -f "$LOGS/$name-$side/error" ] ||
+		echo "guest hung or died (boot.sh rc $rc; see console.log)" >"$LOGS/$name-$side/error"
+done
 [ $hrc -eq 0 ] || die "lossy pair $name: host guest failed (logs: $LOGS/$name-host)"
 [ $trc -eq 0 ] || die "lossy pair $name: target guest failed (logs: $LOGS/$name-target)"
 log "lossy pair $name passed"

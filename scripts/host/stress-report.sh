@@ -11,9 +11,13 @@ report=$LOGS/stress-report.md
 tab=$(printf '\t')
 
 # "scenario<TAB>result<TAB>verified<TAB>splats<TAB>seconds<TAB>note" lines of
-# one driver: the matrix and faults, then the lossy pair.
+# one driver: the planned scenarios (a row each, "missing" if the guest
+# never reported it), the matrix and faults, then the lossy pair.
 rows() {
-	local d=$1 f
+	local d=$1 f side
+	f=$LOGS/stress-$d/scenarios.txt
+	[ -f "$f" ] && awk -v why="not reached: $(last_phase "$LOGS/stress-$d")" \
+		'{ print $1 "\tmissing\t-\t-\t-\t" why }' "$f"
 	f=$LOGS/stress-$d/stress.tsv
 	[ -f "$f" ] && tail -n +2 "$f"
 	f=$LOGS/lossy-$d-host/lossy.tsv
@@ -21,21 +25,31 @@ rows() {
 		tail -n +2 "$f" | awk -F'\t' -v OFS='\t' \
 			'{ print "lossy " $1 " port " $2, $4, $5, 0, $7, "sqsize " $3 ", host retries " $6 ", " $8 }'
 	fi
-	for f in "$LOGS/lossy-$d-host/error" "$LOGS/lossy-$d-target/error"; do
-		[ -f "$f" ] && printf 'lossy pair (%s)\tFAIL\tno\t-\t-\t%s\n' \
-			"$(basename "$(dirname "$f")")" "$(head -1 "$f")"
+	for side in host target; do
+		[ -d "$LOGS/lossy-$d-$side" ] || continue
+		f=$LOGS/lossy-$d-$side/error
+		if [ -f "$f" ]; then
+			printf 'lossy pair: %s guest\tFAIL\t-\t-\t-\t%s\n' "$side" "$(head -1 "$f")"
+		else
+			printf 'lossy pair: %s guest\tpass\t-\t0\t-\tdmesg clean\n' "$side"
+		fi
 	done
 	return 0
 }
 
-# Every scenario either driver ran, in first-seen order.
+last_phase() {
+	grep -a '^PHASE: ' "$1/console.log" 2>/dev/null | tail -1 | cut -d' ' -f2- || echo "no console log"
+}
+
+# Every scenario either driver planned or ran, in first-seen order; a
+# later row for the same scenario (its result) replaces "missing".
 declare -A res ver spl sec note
 order=()
 for d in "$@"; do
+	k=up
+	[ "$d" = series ] && k=series
 	while IFS="$tab" read -r s r v n t o; do
 		[ -n "${res[$s,up]+x}${res[$s,series]+x}" ] || order+=("$s")
-		k=up
-		[ "$d" = series ] && k=series
 		res[$s,$k]=$r ver[$s,$k]=$v spl[$s,$k]=$n sec[$s,$k]=$t note[$s,$k]=$o
 	done < <(rows "$d")
 done
@@ -60,7 +74,7 @@ bad=0
 			"${sec[$s,series]:--}" "${note[$s,series]:-${note[$s,up]:-}}"
 	done
 	echo
-	up_fail=$(for s in "${order[@]}"; do [ "${res[$s,up]:-}" = pass ] || echo "$s"; done | paste -sd' ')
+	up_fail=$(for s in "${order[@]}"; do [ "${res[$s,up]:-}" = pass ] || echo "$s"; done | paste -sd';' | sed 's/;/; /g')
 	echo "Series: $((${#order[@]} - bad)) of ${#order[@]} scenarios pass."
 	echo "Unpatched not passing: ${up_fail:-none}."
 	if [ -f "$LOGS/blktests.txt" ]; then

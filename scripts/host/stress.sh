@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The stress matrix (make stress): on the kernel of $VARIANT (debug: KASAN,
 # lockdep, DMA-API debug, kmemleak ...), with the unpatched driver and with
-# the series, run the queue-size matrix and the faults (one guest per
-# driver, side by side), then the two-host lossy fabric (one guest pair per
-# driver), and write the report. Fails if the series fails anything.
-# Usage: stress.sh [SCENARIO...]  (default: all; see scripts/guest/stress.sh)
-# Env: NETEM="profile ..." (netem args, '_' for ' '), DRIVERS="upstream series"
+# the series: the two-host lossy fabric (one guest pair per driver), then
+# the queue-size matrix and the faults (one guest per driver, side by
+# side), then the report. Fails if the series fails or misses anything.
+# Usage: stress.sh [SCENARIO...]  (default: all; see scripts/guest/stress.sh;
+#                                  naming scenarios skips the lossy pairs)
+# Env: NETEM="profile ..." (netem args, '_' for ' '), DRIVERS="upstream series",
+#      STRESS_BUDGET=SECONDS (scenarios not started by then: "not run").
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -13,18 +15,28 @@ drivers=${DRIVERS:-upstream series}
 netem=${NETEM:-delay_1ms loss_1%_delay_1ms loss_5%_delay_1ms_reorder_25%_50%}
 "$TOP/scripts/host/build-baseline.sh"
 root_of() { if [ "$1" = upstream ]; then echo "$UP_MODROOT"; else echo "$MODROOT"; fi; }
-
 # Lockdep, KASAN and kmemleak need memory; a big log buffer keeps every
 # scenario's dmesg.
-log "phase 1: queue-size matrix and faults ($drivers side by side)"
+export MEM=${MEM:-2048} APPEND="log_buf_len=16M"
+
+if [ $# -eq 0 ] && [ -n "$netem" ]; then
+	for d in $drivers; do
+		log "two-host lossy fabric, $d driver: $netem"
+		# shellcheck disable=SC2086 # one profile per word
+		"$TOP/scripts/host/lossy.sh" "lossy-$d" "$(root_of "$d")" $netem || true
+	done
+fi
+
+args=("$@")
+[ "${STRESS_BUDGET:-0}" = 0 ] || args=("budget=$STRESS_BUDGET" "$@")
+log "queue-size matrix and faults ($drivers side by side)"
 pids=()
 for d in $drivers; do
-	MODROOT=$(root_of "$d") MEM=3072 APPEND="log_buf_len=16M" \
-		"$TOP/scripts/host/boot.sh" "stress-$d" "${STRESS_TIMEOUT:-9000}" \
-		"$TOP/scripts/guest/stress.sh" "$@" &
+	MODROOT=$(root_of "$d") "$TOP/scripts/host/boot.sh" "stress-$d" "${STRESS_TIMEOUT:-14400}" \
+		"$TOP/scripts/guest/stress.sh" "${args[@]}" &
 	pids+=($!)
 done
-# Progress while the guests run: the last finished scenario of each.
+# Progress while the guests run: scenarios done and the last one's result.
 while sleep 60; do
 	running=0
 	for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && running=$((running + 1)); done
@@ -36,14 +48,5 @@ while sleep 60; do
 	done
 done
 for p in "${pids[@]}"; do wait "$p" || true; done
-
-if [ $# -eq 0 ] && [ -n "$netem" ]; then
-	log "phase 2: two-host lossy fabric ($netem)"
-	for d in $drivers; do
-		# shellcheck disable=SC2086 # one profile per word
-		MEM=3072 APPEND="log_buf_len=16M" "$TOP/scripts/host/lossy.sh" "lossy-$d" \
-			"$(root_of "$d")" $netem || true
-	done
-fi
 # shellcheck disable=SC2086 # one driver per word
 "$TOP/scripts/host/stress-report.sh" $drivers
