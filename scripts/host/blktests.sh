@@ -11,6 +11,9 @@ set -euo pipefail
 blk=${BLKTESTS:-$TOP/../shared/blktests}
 [ -x "$blk/check" ] || die "blktests not found at $blk (set BLKTESTS=)"
 blk=$(cd "$blk" && pwd)
+# Log and report names: BLKTESTS_NAME=blktests-061 keeps a rerun of one
+# test apart from the full run's logs.
+name=${BLKTESTS_NAME:-blktests}
 # BLKTESTS_REPORT_ONLY=1: compare the logs of the last run again.
 if [ "${BLKTESTS_REPORT_ONLY:-0}" = 0 ]; then
 	"$TOP/scripts/host/build-baseline.sh"
@@ -18,7 +21,7 @@ if [ "${BLKTESTS_REPORT_ONLY:-0}" = 0 ]; then
 	for v in upstream series; do
 		root=$MODROOT
 		[ $v = upstream ] && root=$UP_MODROOT
-		MODROOT=$root "$TOP/scripts/host/boot.sh" "blktests-$v" "${BLKTESTS_BOOT_TIMEOUT:-7200}" \
+		MODROOT=$root "$TOP/scripts/host/boot.sh" "$name-$v" "${BLKTESTS_BOOT_TIMEOUT:-7200}" \
 			"$TOP/scripts/guest/blktests.sh" "$blk" "$@" &
 		pids+=($!)
 	done
@@ -27,10 +30,10 @@ if [ "${BLKTESTS_REPORT_ONLY:-0}" = 0 ]; then
 		wait "${pids[0]}" || failed+=" $v"
 		pids=("${pids[@]:1}")
 	done
-	[ -z "$failed" ] || die "blktests boot failed for:$failed (logs: $LOGS/blktests-*)"
+	[ -z "$failed" ] || die "blktests boot failed for:$failed (logs: $LOGS/$name-*)"
 fi
 for v in upstream series; do
-	[ ! -f "$LOGS/blktests-$v/timeout" ] || die "blktests ($v): $(cat "$LOGS/blktests-$v/timeout")"
+	[ ! -f "$LOGS/$name-$v/timeout" ] || die "blktests ($v): $(cat "$LOGS/$name-$v/timeout")"
 done
 
 # One line per test run: name (with its condition, e.g. "(tr=rdma
@@ -55,37 +58,39 @@ verdicts() {
 }
 tab=$(printf '\t')
 for v in upstream series; do
-	verdicts "$LOGS/blktests-$v/blktests.log" >"$LOGS/blktests-$v/verdicts.tsv"
-	[ -s "$LOGS/blktests-$v/verdicts.tsv" ] || die "blktests ($v) printed no verdicts (see $LOGS/blktests-$v)"
+	verdicts "$LOGS/$name-$v/blktests.log" >"$LOGS/$name-$v/verdicts.tsv"
+	[ -s "$LOGS/$name-$v/verdicts.tsv" ] || die "blktests ($v) printed no verdicts (see $LOGS/$name-$v)"
 done
-report=$LOGS/blktests.txt
+report=$LOGS/$name.txt
 known=$TOP/config/blktests-known.tsv
-LC_ALL=C join -t "$tab" -a1 -a2 -e missing -o 0,1.2,2.2,2.3 \
-	"$LOGS/blktests-upstream/verdicts.tsv" "$LOGS/blktests-series/verdicts.tsv" |
+LC_ALL=C join -t "$tab" -a1 -a2 -e - -o 0,1.2,2.2,2.3 \
+	"$LOGS/$name-upstream/verdicts.tsv" "$LOGS/$name-series/verdicts.tsv" |
 	awk -F'\t' -v OFS='\t' -v known="$known" '
 	BEGIN { while ((getline l < known) > 0) if (l !~ /^#/) { split(l, a, "\t"); k[a[1]] = a[2] } }
 	{
-		note = $4
+		# Known reasons are per test, whatever the condition (bd=...).
+		note = ($4 == "-") ? "" : $4
+		split($1, w, " ")
 		if ($2 == "passed" && $3 != "passed") note = "REGRESSION"
-		else if ($2 != "passed" && $3 == "failed") note = ($1 in k) ? "fails upstream too: " k[$1] : "unexplained failure"
+		else if ($2 != "passed" && $3 == "failed") note = (w[1] in k) ? "fails upstream too: " k[w[1]] : "unexplained failure"
 		print $1, $2, $3, note
-	}' >"$LOGS/blktests-compare.tsv"
+	}' >"$LOGS/$name-compare.tsv"
 {
 	printf 'test\tupstream\tseries\tnote\n'
-	cat "$LOGS/blktests-compare.tsv"
+	cat "$LOGS/$name-compare.tsv"
 } | column -t -s "$tab" | tee "$report"
 for v in upstream series; do
-	printf '%s: %s\n' "$v" "$(cut -f2 "$LOGS/blktests-$v/verdicts.tsv" | sort | uniq -c |
+	printf '%s: %s\n' "$v" "$(cut -f2 "$LOGS/$name-$v/verdicts.tsv" | sort | uniq -c |
 		awk '{ n = $1; $1 = ""; printf "%s%s %d", sep, substr($0, 2), n; sep = ", " }')"
 done | tee -a "$report"
 # Splats in either guest's dmesg over the whole run.
 splat='WARNING:|BUG:|Oops|post_send failed|possible circular locking|inconsistent lock state|blocked for more than|KASAN|UBSAN'
 for v in upstream series; do
-	printf 'dmesg %s: %s splat lines\n' "$v" "$(grep -cE "$splat" "$LOGS/blktests-$v/dmesg.txt" || true)"
+	printf 'dmesg %s: %s splat lines\n' "$v" "$(grep -cE "$splat" "$LOGS/$name-$v/dmesg.txt" || true)"
 done | tee -a "$report"
 bad=$(awk -F'\t' '$4 == "REGRESSION" || $4 == "unexplained failure" { print $1 }' \
-	"$LOGS/blktests-compare.tsv" | paste -sd' ')
+	"$LOGS/$name-compare.tsv" | paste -sd' ')
 [ -z "$bad" ] || die "blktests: regressions or unexplained failures: $bad (report: $report)"
-! grep -qE "$splat" "$LOGS/blktests-series/dmesg.txt" ||
-	die "blktests: splat in the series guest's dmesg: $(grep -m1 -E "$splat" "$LOGS/blktests-series/dmesg.txt")"
+! grep -qE "$splat" "$LOGS/$name-series/dmesg.txt" ||
+	die "blktests: splat in the series guest's dmesg: $(grep -m1 -E "$splat" "$LOGS/$name-series/dmesg.txt")"
 log "blktests: the series passes every test upstream passes (report: $report)"

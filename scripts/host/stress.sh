@@ -4,22 +4,22 @@
 # the series: the two-host lossy fabric (one guest pair per driver), then
 # the queue-size matrix and the faults (one guest per driver, side by
 # side), then the report. Fails if the series fails or misses anything.
-# Usage: stress.sh [SCENARIO...]  (default: all; see scripts/guest/stress.sh;
-#                                  naming scenarios skips the lossy pairs)
-# Env: NETEM="profile ..." (netem args, '_' for ' '), DRIVERS="upstream series",
+# Usage: stress.sh [SCENARIO...]  (default: all; see scripts/guest/stress.sh)
+# Env: NETEM="profile ..." (netem args, '_' for ' '; empty: no lossy pairs),
+#      DRIVERS="upstream series",
 #      STRESS_BUDGET=SECONDS (scenarios not started by then: "not run").
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 drivers=${DRIVERS:-upstream series}
-netem=${NETEM:-delay_1ms loss_1%_delay_1ms loss_5%_delay_1ms_reorder_25%_50%}
+netem=${NETEM-delay_1ms loss_1%_delay_1ms loss_5%_delay_1ms_reorder_25%_50%}
 "$TOP/scripts/host/build-baseline.sh"
 root_of() { if [ "$1" = upstream ]; then echo "$UP_MODROOT"; else echo "$MODROOT"; fi; }
 # Lockdep, KASAN and kmemleak need memory; a big log buffer keeps every
 # scenario's dmesg.
 export MEM=${MEM:-2048} APPEND="log_buf_len=16M"
 
-if [ $# -eq 0 ] && [ -n "$netem" ]; then
+if [ -n "$netem" ]; then
 	for d in $drivers; do
 		log "two-host lossy fabric, $d driver: $netem"
 		# shellcheck disable=SC2086 # one profile per word
