@@ -106,7 +106,8 @@ disconnect() {
 scan_dmesg() {
 	dmesg >"$OUT/dmesg.txt"
 	local bad
-	bad=$(grep -E 'WARNING:|BUG:|Oops|post_send failed|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked for more than|KASAN|UBSAN|kmemleak|refcount_t:|list_(add|del) corruption' \
+	# (Reports only: a debug kernel also prints "kmemleak: ... initialized".)
+	bad=$(grep -E 'WARNING:|BUG:|Oops|post_send failed|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked for more than|BUG: KASAN|UBSAN:|kmemleak: [0-9]+ new suspected|refcount_t:|list_(add|del) corruption' \
 		"$OUT/dmesg.txt" | head -3 || true)
 	[ -z "$bad" ] || fail "dmesg: $bad"
 }
