@@ -460,6 +460,9 @@ fi
 mkdir -p "$SCN"
 budget=0
 case "${1:-}" in budget=*) budget=${1#budget=} && shift ;; esac
+# list=FILE: scenario names in a file (the kernel passes init at most 32
+# arguments).
+case "${1:-}" in list=*) mapfile -t scn_list <"${1#list=}" && set -- "${scn_list[@]}" ;; esac
 # shellcheck disable=SC2046 # one scenario name per word
 [ $# -gt 0 ] || set -- $(list_all)
 # The plan, so the report can tell a scenario that never ran (guest died).

@@ -74,7 +74,7 @@ echo "$mode" >"$out/accel"
 guest=$TOP/scripts/guest
 append="console=ttyS0 panic=-1 oops=panic rootfstype=9p root=/dev/root ro"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
-append+=" init=$guest/init.sh loglevel=6 hung_task_timeout_secs=60 ${APPEND:-}"
+append+=" init=$guest/init.sh loglevel=6 sysctl.kernel.hung_task_timeout_secs=60 ${APPEND:-}"
 append+=" -- $release $*"
 
 extra=()

@@ -27,13 +27,19 @@ if [ -n "$netem" ]; then
 	done
 fi
 
-args=("$@")
-[ "${STRESS_BUDGET:-0}" = 0 ] || args=("budget=$STRESS_BUDGET" "$@")
+# The scenario names go in a file the guest reads over the 9p root: the
+# kernel command line carries at most 32 arguments to init.
+args=()
+[ "${STRESS_BUDGET:-0}" = 0 ] || args=("budget=$STRESS_BUDGET")
+if [ $# -gt 0 ]; then
+	printf '%s\n' "$@" >"$LOGS/stress-scenarios.txt"
+	args+=("list=$LOGS/stress-scenarios.txt")
+fi
 log "queue-size matrix and faults ($drivers side by side)"
 pids=()
 for d in $drivers; do
 	MODROOT=$(root_of "$d") "$TOP/scripts/host/boot.sh" "stress-$d" "${STRESS_TIMEOUT:-14400}" \
-		"$TOP/scripts/guest/stress.sh" "${args[@]}" &
+		"$TOP/scripts/guest/stress.sh" ${args[@]+"${args[@]}"} &
 	pids+=($!)
 done
 # Progress while the guests run: scenarios done and the last one's result.
