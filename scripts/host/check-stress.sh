@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The quick stress subset of `make check` (series only, on the normal
 # kernel): queue-size clamps both ways, resets, a port removal, a target
-# fatal error, disconnect under I/O, module cycles, connect cycles, and a
+# fatal error, module cycles, connect cycles, and a
 # two-host pair at 1% loss. `make stress` runs the full matrix on the
 # debug kernel against both drivers.
 set -euo pipefail
@@ -9,7 +9,7 @@ set -euo pipefail
 
 rc=0
 "$TOP/scripts/host/boot.sh" stress-quick "${BOOT_TIMEOUT:-2400}" "$TOP/scripts/guest/stress.sh" \
-	mx-t16-h256 mx-t17-h32 mx-t256-h128 reset-6 port-readd-1 fatal-1 disconnect-io \
+	mx-t16-h256 mx-t17-h32 mx-t256-h128 reset-6 port-readd-1 fatal-1 \
 	rmmod-4 connect-20 || rc=1
 "$TOP/scripts/host/lossy.sh" lossy-quick "$MODROOT" loss_1%_delay_1ms || rc=1
 {
