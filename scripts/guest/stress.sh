@@ -220,6 +220,17 @@ io_loop_settle() {
 	fail "I/O made no progress for 300s after the faults"
 }
 
+# After the last fault: I/O flowed again, no fio run failed, the
+# controller is live with every credit back; then disconnect.
+faults_done() {
+	io_loop_settle
+	io_loop_stop
+	wait_live "$1"
+	credits_check "$1"
+	NOTE=$2
+	disconnect "$1"
+}
+
 connect_recoverable() {
 	connect "$1" --reconnect-delay=1 --ctrl-loss-tmo=600 --keep-alive-tmo=5
 }
@@ -238,12 +249,7 @@ scn_reset() {
 		wait_live "$ctrl"
 		sleep 1
 	done
-	io_loop_settle
-	io_loop_stop
-	wait_live "$ctrl"
-	credits_check "$ctrl"
-	NOTE="$n resets"
-	disconnect "$ctrl"
+	faults_done "$ctrl" "$n resets"
 }
 
 scn_port_readd() {
@@ -262,11 +268,7 @@ scn_port_readd() {
 		wait_live "$ctrl"
 		sleep 1
 	done
-	io_loop_settle
-	io_loop_stop
-	credits_check "$ctrl"
-	NOTE="$n port removals"
-	disconnect "$ctrl"
+	faults_done "$ctrl" "$n port removals"
 }
 
 scn_fatal() {
@@ -283,51 +285,74 @@ scn_fatal() {
 		wait_live "$ctrl"
 		sleep 1
 	done
-	io_loop_settle
-	io_loop_stop
-	credits_check "$ctrl"
-	NOTE="$n fatal errors"
-	disconnect "$ctrl"
+	faults_done "$ctrl" "$n fatal errors"
 }
 
-# Disconnect with I/O in flight: fio must end (with I/O errors: the device
-# goes away) and never report a data mismatch; then a fresh connect works.
+# Disconnect with I/O in flight. What must hold is what a user relies on:
+# I/O in flight fails or completes, never hangs, and no read or write
+# lands anywhere but where it was aimed. So: a stable region A is written
+# and verified; then, while one fio reads A back with verification and
+# another writes region B (what lands there is undefined), the controller
+# is deleted. Both fios must end, the reads must report no mismatch (an
+# I/O error is expected), and after a reconnect A must verify in full:
+# a misdirected write or a read completed with another buffer's data
+# shows up as a header or checksum mismatch.
+DIO_A=(--name=stable --ioengine=libaio --rw=write --bs=4k --size=8M --offset=0 --iodepth=32)
+DIO_B=(--name=scratch --ioengine=libaio --rw=randwrite --bs=4k --size=256M --offset=16M
+	--iodepth=32 --iodepth_batch_submit=8 --time_based --runtime=300)
+FIO_MISMATCH='verify failed|bad magic|bad header|verify type mismatch|crc32c.*(wanted|mismatch)'
+
+# Where fio sits if it outlives the device: its task stacks, for the log.
+fio_stacks() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		echo "== $t: $(cat "$t/comm" 2>/dev/null)"
+		cat "$t/stack" 2>/dev/null
+	done
+}
+
 scn_disconnect_io() {
-	local ctrl pid rc=0 i reads
+	local ctrl rpid wpid rc i reads
+	ctrl=$(connect 1)
+	fio_verify "$NAME.write-a" "${ctrl}n1" "${DIO_A[@]}"
 	for i in 1 2 3; do
-		ctrl=$(connect 1)
-		# verify_backlog: written blocks are read back and checked while
-		# the job runs, so data is verified right up to the disconnect.
-		fio --direct=1 --eta=never --output-format=json --output="$SCN/$NAME.inflight$i.json" \
-			--filename="/dev/${ctrl}n1" --name=inflight --ioengine=io_uring \
-			--rw=randwrite --bs=4k --size=256M --iodepth=64 --verify=crc32c \
-			--verify_backlog=32 --verify_fatal=1 --time_based --runtime=120 &
-		pid=$!
-		sleep 3
+		[ "$i" = 1 ] || ctrl=$(connect 1)
+		fio --direct=1 --eta=never --output-format=json --output="$SCN/$NAME.read$i.json" \
+			--filename="/dev/${ctrl}n1" "${DIO_A[@]}" --verify=crc32c --verify_only \
+			--verify_fatal=1 --loops=100000 2>"$SCN/$NAME.read$i.err" &
+		rpid=$!
+		fio --direct=1 --eta=never --output-format=json --output="$SCN/$NAME.write$i.json" \
+			--filename="/dev/${ctrl}n1" "${DIO_B[@]}" 2>"$SCN/$NAME.write$i.err" &
+		wpid=$!
+		sleep 5
+		kill -0 "$rpid" 2>/dev/null || fail "the reader ended before disconnect $i: $(head -c 300 "$SCN/$NAME.read$i.json")"
+		kill -0 "$wpid" 2>/dev/null || fail "the writer ended before disconnect $i: $(head -c 300 "$SCN/$NAME.write$i.json")"
 		disconnect "$ctrl"
+		if ! step 120 tail --pid="$rpid" -f /dev/null || ! step 60 tail --pid="$wpid" -f /dev/null; then
+			{ fio_stacks "$rpid"; fio_stacks "$wpid"; } >"$SCN/$NAME.stacks$i" 2>&1
+			fail "fio still running 120 s after disconnect $i (stacks: $SCN/$NAME.stacks$i)"
+		fi
 		rc=0
-		step 120 tail --pid="$pid" -f /dev/null || fail "fio still running 120s after disconnect"
-		wait "$pid" || rc=$?
-		echo "fio after disconnect $i: rc $rc"
-		# I/O errors are expected; a verify complaint is not (fio writes
-		# its error messages into the --output file).
-		! grep -aqiE 'verify failed|bad magic|bad header|verify type mismatch' \
-			"$SCN/$NAME.inflight$i.json" ||
-			fail "fio reported a data mismatch around disconnect $i"
+		wait "$rpid" || rc=$?
+		wait "$wpid" || true
+		echo "disconnect $i: reader rc $rc"
+		! grep -aqiE "$FIO_MISMATCH" "$SCN/$NAME.read$i.json" "$SCN/$NAME.read$i.err" ||
+			fail "data mismatch reading region A around disconnect $i: $(grep -ahiE "$FIO_MISMATCH" "$SCN/$NAME.read$i.json" "$SCN/$NAME.read$i.err" | head -2 | tr '\n' ' ')"
 		# fio puts its error lines before the JSON document.
 		reads=$(python3 -c '
 import json, sys
 t = open(sys.argv[1], errors="replace").read()
 print(json.loads(t[t.index("\n{") + 1:] if not t.startswith("{") else t)["jobs"][0]["read"]["total_ios"])' \
-			"$SCN/$NAME.inflight$i.json") || fail "no fio result for disconnect $i"
-		[ "$reads" -gt 0 ] || fail "fio verified nothing before disconnect $i"
-		echo "disconnect $i: $reads blocks read back and verified before the device went away"
+			"$SCN/$NAME.read$i.json") || fail "no fio result for disconnect $i"
+		[ "$reads" -gt 0 ] || fail "no block of region A was read back before disconnect $i"
+		echo "disconnect $i: $reads reads of region A verified before the device went away"
 	done
 	ctrl=$(connect 1)
-	fio_verify "$NAME" "${ctrl}n1" --name=after --ioengine=libaio --rw=randwrite \
-		--bs=4k --size=4M --iodepth=32
+	fio_verify "$NAME.check-a" "${ctrl}n1" "${DIO_A[@]}" --verify_only
+	fio_verify "$NAME.after" "${ctrl}n1" --name=after --ioengine=libaio --rw=randwrite \
+		--bs=4k --size=4M --offset=16M --iodepth=32
 	credits_check "$ctrl"
-	VERIFIED=yes NOTE="3 disconnects under I/O"
+	VERIFIED="yes (region A intact after 3 disconnects)" NOTE="3 disconnects under read+write I/O"
 	disconnect "$ctrl"
 }
 
@@ -496,7 +521,7 @@ for s in "$@"; do
 	phase "scenario $s"
 	lines=$(dmesg | wc -l)
 	t0=$(date +%s)
-	step "${SCENARIO_TIMEOUT:-1500}" "$SELF" one "$s" >"$SCN/$s.log" 2>&1
+	step "${SCENARIO_TIMEOUT:-2400}" "$SELF" one "$s" >"$SCN/$s.log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - t0))
 	dmesg | tail -n +$((lines + 1)) >"$SCN/$s.dmesg"

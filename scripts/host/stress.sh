@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The stress matrix (make stress): on the kernel of $VARIANT (debug: KASAN,
 # lockdep, DMA-API debug, kmemleak ...), with the unpatched driver and with
-# the series: the two-host lossy fabric (one guest pair per driver), then
-# the queue-size matrix and the faults (one guest per driver, side by
-# side), then the report. Fails if the series fails or misses anything.
+# the series: the queue-size matrix and the faults (one guest per driver,
+# side by side), then the two-host lossy fabric (one guest pair per
+# driver, one after the other), then the report. Fails if the series
+# fails or misses anything.
 # Usage: stress.sh [SCENARIO...]  (default: all; see scripts/guest/stress.sh)
 # Env: NETEM="profile ..." (netem args, '_' for ' '; empty: no lossy pairs),
 #      DRIVERS="upstream series",
@@ -12,20 +13,12 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 drivers=${DRIVERS:-upstream series}
-netem=${NETEM-delay_1ms loss_1%_delay_1ms loss_5%_delay_1ms_reorder_25%_50%}
+netem=${NETEM-delay_1ms loss_1%_delay_1ms loss_5%_delay_1ms}
 "$TOP/scripts/host/build-baseline.sh"
 root_of() { if [ "$1" = upstream ]; then echo "$UP_MODROOT"; else echo "$MODROOT"; fi; }
 # Lockdep, KASAN and kmemleak need memory; a big log buffer keeps every
 # scenario's dmesg.
 export MEM=${MEM:-2048} APPEND="log_buf_len=16M"
-
-if [ -n "$netem" ]; then
-	for d in $drivers; do
-		log "two-host lossy fabric, $d driver: $netem"
-		# shellcheck disable=SC2086 # one profile per word
-		"$TOP/scripts/host/lossy.sh" "lossy-$d" "$(root_of "$d")" $netem || true
-	done
-fi
 
 # The scenario names go in a file the guest reads over the 9p root: the
 # kernel command line carries at most 32 arguments to init.
@@ -54,5 +47,14 @@ while sleep 60; do
 	done
 done
 for p in "${pids[@]}"; do wait "$p" || true; done
+
+# The lossy pairs take two guests each: one driver after the other.
+if [ -n "$netem" ]; then
+	for d in $drivers; do
+		log "two-host lossy fabric, $d driver: $netem"
+		# shellcheck disable=SC2086 # one profile per word
+		"$TOP/scripts/host/lossy.sh" "lossy-$d" "$(root_of "$d")" $netem || true
+	done
+fi
 # shellcheck disable=SC2086 # one driver per word
 "$TOP/scripts/host/stress-report.sh" $drivers
