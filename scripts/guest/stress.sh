@@ -53,9 +53,12 @@ port_of_size() {
 	fail "no target port with queue size $1"
 }
 
+# Waits are deadlines in seconds ($SECONDS), not loop counts: under TCG
+# with a debug kernel and fio running, one poll (a fork and a sysfs read)
+# can take seconds, and a count of 240 polls once meant 10 minutes.
 wait_live() {
-	local ctrl=$1 i
-	for i in $(seq 240); do
+	local ctrl=$1 end=$((SECONDS + 120))
+	while [ $SECONDS -lt $end ]; do
 		[ "$(ctrl_state "$ctrl")" = live ] && return 0
 		sleep 0.5
 	done
@@ -64,15 +67,21 @@ wait_live() {
 
 ctrl_state() { cat "/sys/class/nvme/$1/state" 2>/dev/null || echo gone; }
 
-# A fault must really take the controller out of "live" (or the scenario
-# proves nothing): wait up to $2 seconds for that.
-wait_not_live() {
-	local ctrl=$1 i
-	for i in $(seq $(($2 * 10))); do
+# Error recoveries the host has started on a controller so far.
+recoveries() { dmesg | grep -c "nvme $1: starting error recovery" || true; }
+
+# wait_fault CTRL SECONDS RECOVERIES_BEFORE: a fault must really reach the
+# host (or the scenario proves nothing): within SECONDS the controller
+# leaves "live" or starts another error recovery. Polling the state alone
+# can miss a recovery that ends between two polls on a loaded guest.
+wait_fault() {
+	local ctrl=$1 end=$((SECONDS + $2)) r0=$3
+	while [ $SECONDS -lt $end ]; do
 		[ "$(ctrl_state "$ctrl")" != live ] && return 0
+		[ "$(recoveries "$ctrl")" -gt "$r0" ] && return 0
 		sleep 0.1
 	done
-	fail "$ctrl still live $2 s after the fault: the fault did not happen"
+	fail "$ctrl still live $2 s after the fault, no error recovery: the fault did not happen"
 }
 
 # Every queue's credits back and nothing in flight (series only). I/O that
@@ -210,9 +219,9 @@ io_loop_stop() {
 
 # Wait for at least one clean fio run after the last fault.
 io_loop_settle() {
-	local before
+	local before end=$((SECONDS + 300))
 	before=$(wc -l <"$SCN/$NAME.fiook")
-	for _ in $(seq 600); do
+	while [ $SECONDS -lt $end ]; do
 		[ "$(wc -l <"$SCN/$NAME.fiook")" -gt "$before" ] && return 0
 		[ -s "$SCN/$NAME.fiofail" ] && return 0
 		sleep 0.5
@@ -253,16 +262,17 @@ scn_reset() {
 }
 
 scn_port_readd() {
-	local n=$1 port=1 ctrl i link
+	local n=$1 port=1 ctrl i link r0
 	ctrl=$(connect_recoverable $port)
 	link=$CFG/ports/$port/subsystems/$NQN
 	io_loop_start "${ctrl}n1"
 	sleep 2
 	for i in $(seq "$n"); do
+		r0=$(recoveries "$ctrl")
 		rm "$link" || fail "unlinking the subsystem from port $port failed"
 		# The host notices (error recovery); give it a few failed reconnect
 		# attempts before the port comes back.
-		wait_not_live "$ctrl" 60
+		wait_fault "$ctrl" 60 "$r0"
 		sleep 4
 		ln -s "$CFG/subsystems/$NQN" "$link" || fail "relinking port $port failed"
 		wait_live "$ctrl"
@@ -271,18 +281,27 @@ scn_port_readd() {
 	faults_done "$ctrl" "$n port removals"
 }
 
+# The nvmet controllers in debugfs, for the log.
+target_ctrls() {
+	local d
+	for d in "/sys/kernel/debug/nvmet/$NQN"/ctrl*; do printf '%s ' "${d##*/}"; done
+}
+
 scn_fatal() {
-	local n=$1 ctrl i f
+	local n=$1 ctrl i f r0
 	ctrl=$(connect_recoverable 1)
 	io_loop_start "${ctrl}n1"
 	sleep 2
 	for i in $(seq "$n"); do
 		# The target controller of this connection: same controller ID.
 		f=/sys/kernel/debug/nvmet/$NQN/ctrl$(cat "/sys/class/nvme/$ctrl/cntlid")/state
-		[ -e "$f" ] || fail "no nvmet debugfs state file $f"
+		[ -e "$f" ] || fail "no nvmet debugfs state file $f (target controllers: $(target_ctrls))"
+		echo "fatal $i: writing $f (target controllers: $(target_ctrls))"
+		r0=$(recoveries "$ctrl")
 		echo fatal >"$f" || fail "writing fatal to $f failed"
-		wait_not_live "$ctrl" 30
+		wait_fault "$ctrl" 30 "$r0"
 		wait_live "$ctrl"
+		echo "fatal $i: $ctrl live again, cntlid $(cat "/sys/class/nvme/$ctrl/cntlid")"
 		sleep 1
 	done
 	faults_done "$ctrl" "$n fatal errors"

@@ -48,9 +48,14 @@ while sleep 60; do
 done
 for p in "${pids[@]}"; do wait "$p" || true; done
 
-# The lossy pairs take two guests each: one driver after the other.
+# The lossy pairs take two guests each: one driver after the other, the
+# series first (its pair is what the run must prove).
+lossy_order=
+for d in $drivers; do
+	if [ "$d" = series ]; then lossy_order="$d $lossy_order"; else lossy_order+=" $d"; fi
+done
 if [ -n "$netem" ]; then
-	for d in $drivers; do
+	for d in $lossy_order; do
 		log "two-host lossy fabric, $d driver: $netem"
 		# shellcheck disable=SC2086 # one profile per word
 		"$TOP/scripts/host/lossy.sh" "lossy-$d" "$(root_of "$d")" $netem || true
