@@ -321,21 +321,39 @@ DIO_B=(--name=scratch --ioengine=libaio --rw=randwrite --bs=4k --size=256M --off
 	--iodepth=32 --iodepth_batch_submit=8 --time_based --runtime=300)
 FIO_MISMATCH='verify failed|bad magic|bad header|verify type mismatch|crc32c.*(wanted|mismatch)'
 
-# Where fio sits if it outlives the device: its task stacks, for the log.
+# Where fio sits if it outlives the device: its task stacks, for the log
+# (a task may end while this reads).
 fio_stacks() {
 	local t
 	for t in /proc/"$1"/task/*; do
-		echo "== $t: $(cat "$t/comm" 2>/dev/null)"
-		cat "$t/stack" 2>/dev/null
+		[ -e "$t" ] || continue
+		echo "== $t: $(cat "$t/comm" 2>/dev/null || true)"
+		cat "$t/stack" 2>/dev/null || true
 	done
 }
 
+# Completed reads and writes of a block device: "READS WRITES".
+block_ios() { awk '{ print $1, $5 }' "/sys/block/$1/stat"; }
+
+# io_started DEV "READS0 WRITES0" MIN_READS MIN_WRITES: wait (180 s at
+# most) until DEV completed that many more reads and writes.
+io_started() {
+	local dev=$1 r0=${2% *} w0=${2#* } r w end=$((SECONDS + 180))
+	while [ $SECONDS -lt $end ]; do
+		read -r r w < <(block_ios "$dev")
+		[ $((r - r0)) -ge "$3" ] && [ $((w - w0)) -ge "$4" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
 scn_disconnect_io() {
-	local ctrl rpid wpid rc i reads
+	local ctrl rpid wpid rc i reads ios0
 	ctrl=$(connect 1)
 	fio_verify "$NAME.write-a" "${ctrl}n1" "${DIO_A[@]}"
 	for i in 1 2 3; do
 		[ "$i" = 1 ] || ctrl=$(connect 1)
+		ios0=$(block_ios "${ctrl}n1")
 		fio --direct=1 --eta=never --output-format=json --output="$SCN/$NAME.read$i.json" \
 			--filename="/dev/${ctrl}n1" "${DIO_A[@]}" --verify=crc32c --verify_only \
 			--verify_fatal=1 --loops=100000 2>"$SCN/$NAME.read$i.err" &
@@ -343,11 +361,13 @@ scn_disconnect_io() {
 		fio --direct=1 --eta=never --output-format=json --output="$SCN/$NAME.write$i.json" \
 			--filename="/dev/${ctrl}n1" "${DIO_B[@]}" 2>"$SCN/$NAME.write$i.err" &
 		wpid=$!
-		sleep 5
+		# fio takes seconds to start on a debug kernel under TCG: pull the
+		# plug only once both are moving data (one pass over A read back).
+		io_started "${ctrl}n1" "$ios0" 2048 1 || fail "fio I/O did not start within 180 s before disconnect $i"
 		kill -0 "$rpid" 2>/dev/null || fail "the reader ended before disconnect $i: $(head -c 300 "$SCN/$NAME.read$i.json")"
 		kill -0 "$wpid" 2>/dev/null || fail "the writer ended before disconnect $i: $(head -c 300 "$SCN/$NAME.write$i.json")"
 		disconnect "$ctrl"
-		if ! step 120 tail --pid="$rpid" -f /dev/null || ! step 60 tail --pid="$wpid" -f /dev/null; then
+		if ! step 180 tail --pid="$rpid" -f /dev/null || ! step 180 tail --pid="$wpid" -f /dev/null; then
 			{ fio_stacks "$rpid"; fio_stacks "$wpid"; } >"$SCN/$NAME.stacks$i" 2>&1
 			fail "fio still running 120 s after disconnect $i (stacks: $SCN/$NAME.stacks$i)"
 		fi
@@ -561,7 +581,11 @@ for s in "$@"; do
 	# Leave no I/O and no controller behind for the next scenario (a
 	# scenario killed by its time limit could not clean up itself).
 	touch "$SCN/$s.stop"
-	pkill -x fio && sleep 2
+	if pkill -x fio; then
+		sleep 2
+		pkill -9 -x fio && sleep 5
+		! pgrep -x fio >/dev/null || echo "cleanup after $s: fio still running (stuck in the kernel?)"
+	fi
 	relink_ports 2>/dev/null
 	(disconnect_all) >/dev/null 2>&1 || echo "cleanup after $s: disconnect failed"
 	lsmod | grep -q '^nvme_rdma' || modprobe nvme_rdma
