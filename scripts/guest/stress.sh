@@ -352,21 +352,23 @@ io_started() {
 }
 
 # dio_reader DEV BS LOG: O_DIRECT passes over region A until a pass comes
-# back short (device gone) or fails; each pass's bytes must equal the
-# reference. Logs "pass N BYTES ok|MISMATCH".
+# back short (device gone) or fails (I/O error); the bytes of every pass,
+# short or not, must equal the reference. Logs "pass N BYTES ok|MISMATCH
+# dd-rc R".
 dio_reader() {
-	local dev=$1 bs=$2 log=$3 out n=0 got
+	local dev=$1 bs=$2 log=$3 out n=0 got rc
 	out=$(mktemp)
 	while :; do
-		n=$((n + 1))
-		dd if="/dev/$dev" of="$out" bs="$bs" count=$((DIO_A_BYTES / bs)) iflag=direct status=none 2>/dev/null
+		n=$((n + 1)) rc=0
+		dd if="/dev/$dev" of="$out" bs="$bs" count=$((DIO_A_BYTES / bs)) iflag=direct \
+			status=none 2>/dev/null || rc=$?
 		got=$(stat -c %s "$out")
 		if [ "$got" -gt 0 ] && ! cmp -s -n "$got" "$out" "$DIO_REF"; then
-			echo "pass $n $got MISMATCH: $(cmp -n "$got" "$out" "$DIO_REF" 2>&1 | head -1)" >>"$log"
+			echo "pass $n $got MISMATCH dd-rc $rc: $(cmp -n "$got" "$out" "$DIO_REF" 2>&1 | head -1 || true)" >>"$log"
 			break
 		fi
-		echo "pass $n $got ok" >>"$log"
-		[ "$got" -eq "$DIO_A_BYTES" ] || break
+		echo "pass $n $got ok dd-rc $rc" >>"$log"
+		if [ "$rc" != 0 ] || [ "$got" -ne "$DIO_A_BYTES" ]; then break; fi
 	done
 	rm -f "$out"
 }
