@@ -10,7 +10,7 @@ H := scripts/host
 # The stress matrix runs on this kernel variant (config/debug.config).
 STRESS_VARIANT ?= debug
 
-.PHONY: all run check deps tree export build series-check kunit-guest boot-test bench blktests kunit-mutants \
+.PHONY: all run check deps tree export build series-check kunit-guest boot-test bench blktests kunit-mutants backport-tree backport-check \
 	kunit shellcheck clean distclean help stress stress-report
 
 all: help
@@ -27,7 +27,8 @@ help:
 	@echo "              unpatched vs series; report in build/logs/stress-report.md"
 	@echo "make kunit-mutants  break rdma_sq.h on purpose (UML KUnit): every mutant must fail the suite"
 	@echo "make kunit    kunit.py run --kunitconfig=drivers/nvme/host (UML) in build/$(BASE)"
-	@echo "BASE=linux-6.1 selects the backport series"
+	@echo "make backport-check  the 6.1 series: drift from 6.12, checkpatch/W=1/sparse per patch, UML KUnit"
+	@echo "BASE=linux-6.1 selects the backport series (tree, export, kunit)"
 
 deps:
 	@$(H)/deps.sh
@@ -53,8 +54,19 @@ kunit-guest: build
 boot-test: build
 	@$(H)/run-boot-test.sh
 
-check: deps tree build
+check: deps tree build backport-tree
 	@$(H)/check.sh
+
+# The 6.1 backport is checked, not booted: its tree, configured for the
+# per-patch W=1/sparse builds of check-series.
+backport-tree: deps
+	@BASE=linux-6.1 $(H)/tree.sh
+	@BASE=linux-6.1 $(H)/configure-kernel.sh
+
+backport-check: backport-tree
+	@$(H)/check-drift.sh
+	@BASE=linux-6.1 $(H)/check-series.sh
+	@BASE=linux-6.1 $(H)/check-kunit-uml.sh
 
 bench: build
 	@$(H)/bench.sh
@@ -73,11 +85,10 @@ kunit-mutants: tree
 	@$(H)/kunit-mutants.sh
 
 kunit: tree
-	@cd build/$(BASE) && ./tools/testing/kunit/kunit.py run \
-		--kunitconfig=drivers/nvme/host --build_dir=../kunit-uml
+	@$(H)/check-kunit-uml.sh
 
 clean:
-	rm -rf build/logs build/obj-* build/modroot-* build/kunit-uml
+	rm -rf build/logs build/obj-* build/modroot-* build/kunit-uml-*
 
 distclean:
 	rm -rf build

@@ -1,28 +1,11 @@
 #!/usr/bin/env bash
 # Configure and build the guest kernel for $BASE, then stage its modules in
 # $MODROOT (the host has no /lib/modules; the guest mounts this instead).
-# Usage: build-kernel.sh [fragment...]   (extra fragments: config/debug.config)
+# Usage: build-kernel.sh [fragment...]   (see configure-kernel.sh)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree' first"
-mkdir -p "$OBJ" "$LOGS"
-frags=("$TOP/config/base.config" "$@")
-[ "$VARIANT" != debug ] || frags+=("$TOP/config/debug.config")
-# The KUnit suite exists only once the series adds it.
-grep -qs 'config NVME_RDMA_KUNIT_TEST' "$TREE/drivers/nvme/host/Kconfig" &&
-	frags+=("$TOP/config/kunit.config")
-
-# Always re-merge: cheap, and it restores options that a checkout of an
-# older commit (check-series, baseline modules) dropped via syncconfig.
-# Unchanged options keep their timestamps, so warm builds stay warm.
-log "configuring: defconfig + kvm_guest.config + ${frags[*]##*/}"
-kmake defconfig >"$LOGS/config-$SUFFIX.log" 2>&1
-(cd "$OBJ" && "$TREE/scripts/kconfig/merge_config.sh" -m .config \
-	"$TREE/kernel/configs/kvm_guest.config" "${frags[@]}") >>"$LOGS/config-$SUFFIX.log" 2>&1
-kmake olddefconfig >>"$LOGS/config-$SUFFIX.log" 2>&1
-"$TOP/scripts/host/check-config.sh" "$OBJ/.config" "${frags[@]}" ||
-	die "required kernel options did not stick after olddefconfig (see above)"
+"$TOP/scripts/host/configure-kernel.sh" "$@"
 
 log "building bzImage and modules (-j$(nproc)), log: $LOGS/build-$SUFFIX.log"
 if ! kmake -j"$(nproc)" bzImage modules >"$LOGS/build-$SUFFIX.log" 2>&1; then

@@ -27,8 +27,8 @@ for c in $commits; do
 	# a new file; answer it for real below instead of ignoring it.
 	if ! git format-patch -1 --stdout "$c" |
 		./scripts/checkpatch.pl --strict --quiet --no-summary \
-			--ignore FILE_PATH_CHANGES - >"$LOGS/checkpatch-$i.log" 2>&1; then
-		sed 's/^/    /' "$LOGS/checkpatch-$i.log" | head -20
+			--ignore FILE_PATH_CHANGES - >"$LOGS/checkpatch-$SUFFIX-$i.log" 2>&1; then
+		sed 's/^/    /' "$LOGS/checkpatch-$SUFFIX-$i.log" | head -20
 		echo "error: patch $i ($subj): checkpatch --strict not clean" >&2
 		bad=1
 	fi
@@ -39,14 +39,14 @@ for c in $commits; do
 		echo "error: patch $i ($subj): no MAINTAINERS entry covers new file $f" >&2
 		bad=1
 	done
-	if ! kmake -j"$(nproc)" W=1 C=2 drivers/nvme/host/ >"$LOGS/build-patch-$i.log" 2>&1; then
-		grep -E 'error' "$LOGS/build-patch-$i.log" | head -5 >&2
+	if ! kmake -j"$(nproc)" W=1 C=2 drivers/nvme/host/ >"$LOGS/build-patch-$SUFFIX-$i.log" 2>&1; then
+		grep -E 'error' "$LOGS/build-patch-$SUFFIX-$i.log" | head -5 >&2
 		echo "error: patch $i ($subj): drivers/nvme/host does not build" >&2
 		bad=1
-	elif grep -E '^[^ ]*drivers/nvme/host/.*(warning|error):' "$LOGS/build-patch-$i.log" >&2; then
+	elif grep -E '^[^ ]*drivers/nvme/host/.*(warning|error):' "$LOGS/build-patch-$SUFFIX-$i.log" >&2; then
 		echo "error: patch $i ($subj): W=1/sparse warnings in drivers/nvme/host" >&2
 		bad=1
 	fi
 done
-[ $bad -eq 0 ] || die "series hygiene failed (logs: $LOGS/checkpatch-*.log, $LOGS/build-patch-*.log)"
+[ $bad -eq 0 ] || die "series hygiene failed (logs: $LOGS/checkpatch-$SUFFIX-*.log, $LOGS/build-patch-$SUFFIX-*.log)"
 log "series hygiene: $i patches checkpatch --strict clean, build W=1/sparse clean after each"

@@ -13,7 +13,7 @@ trap 'git -C "$TREE" checkout -q -- "$hdr"' EXIT
 
 run_suite() {
 	./tools/testing/kunit/kunit.py run --kunitconfig=drivers/nvme/host \
-		--build_dir="$BUILD/kunit-uml" --jobs="$(nproc)" >"$LOGS/kunit-mutant-$1.log" 2>&1
+		--build_dir="$KUNIT_UML" --jobs="$(nproc)" >"$LOGS/kunit-mutant-$1.log" 2>&1
 }
 
 mkdir -p "$LOGS"

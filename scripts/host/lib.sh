@@ -53,7 +53,9 @@ OBJ=$BUILD/obj-$SUFFIX
 MODROOT=${MODROOT:-$BUILD/modroot-$SUFFIX}
 UP_MODROOT=$BUILD/modroot-$SUFFIX-upstream
 LOGS=$BUILD/logs
-export VARIANT TREE OBJ MODROOT UP_MODROOT LOGS
+# kunit.py's UML build of $BASE (check-kunit-uml.sh, kunit-mutants.sh).
+KUNIT_UML=$BUILD/kunit-uml-${BASE#linux-}
+export VARIANT TREE OBJ MODROOT UP_MODROOT LOGS KUNIT_UML
 
 # Kernel make with the project's fixed settings: out-of-tree objects,
 # ccache, and no version suffix so the module directory stays stable.
