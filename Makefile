@@ -11,6 +11,7 @@ H := scripts/host
 STRESS_VARIANT ?= debug
 
 .PHONY: all run check deps tree export build series-check kunit-guest boot-test bench blktests kunit-mutants backport-tree backport-check \
+	deb dkms-check distro-test hw-selftest \
 	kunit shellcheck clean distclean help stress stress-report
 
 all: help
@@ -28,7 +29,12 @@ help:
 	@echo "make kunit-mutants  break rdma_sq.h on purpose (UML KUnit): every mutant must fail the suite"
 	@echo "make kunit    kunit.py run --kunitconfig=drivers/nvme/host (UML) in build/$(BASE)"
 	@echo "make backport-check  the 6.1 series: drift from 6.12, checkpatch/W=1/sparse per patch, UML KUnit"
+	@echo "make deb     the DKMS package build/dkms/nvme-rdma-sq-dkms_VERSION_all.deb"
+	@echo "make dkms-check  the package: contents, refusals, W=1 build against installed Debian headers"
+	@echo "make distro-test Debian's own 6.1 and 6.12 kernel binaries: install the .deb, I/O, remove, I/O"
+	@echo "make hw-selftest the hardware mode script (scripts/guest/nvme-rdma-hw.sh) with rxe0 standing in"
 	@echo "BASE=linux-6.1 selects the backport series (tree, export, kunit)"
+	@echo "VARIANT=mlx5 make build: the kernel plus config/mlx5.config, for ConnectX boot tests"
 
 deps:
 	@$(H)/deps.sh
@@ -68,6 +74,20 @@ backport-check: backport-tree
 	@BASE=linux-6.1 $(H)/check-series.sh
 	@BASE=linux-6.1 $(H)/check-kunit-uml.sh
 
+deb: deps
+	@$(H)/build-dkms-deb.sh >/dev/null
+
+dkms-check: deps
+	@$(H)/check-dkms.sh
+
+# Both Debian kernels by default; DISTRO_BASES=linux-6.1 for one.
+DISTRO_BASES ?= linux-6.1 linux-6.12
+distro-test: deps
+	@for b in $(DISTRO_BASES); do BASE=$$b $(H)/run-distro-test.sh || exit 1; done
+
+hw-selftest: build
+	@$(H)/run-hw-selftest.sh
+
 bench: build
 	@$(H)/bench.sh
 
@@ -88,7 +108,7 @@ kunit: tree
 	@$(H)/check-kunit-uml.sh
 
 clean:
-	rm -rf build/logs build/obj-* build/modroot-* build/kunit-uml-*
+	rm -rf build/logs build/obj-* build/modroot-* build/kunit-uml-* build/dkms build/distro
 
 distclean:
 	rm -rf build

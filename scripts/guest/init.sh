@@ -35,13 +35,20 @@ mount -t tmpfs run /run
 mkdir -p /dev/shm /dev/pts /lib/modules /mnt/out
 mount -t tmpfs shm /dev/shm
 mount -t devpts devpts /dev/pts
-mount -t 9p -o trans=virtio,version=9p2000.L,ro modules /lib/modules
+# The staged modules, read-only, under a writable overlay: depmod and a
+# DKMS install (the distro test) write into RAM, never into the host's.
+mkdir -p /run/mods/lower /run/mods/upper /run/mods/work
+mount -t 9p -o trans=virtio,version=9p2000.L,ro modules /run/mods/lower
+mount -t overlay overlay -o lowerdir=/run/mods/lower,upperdir=/run/mods/upper,workdir=/run/mods/work \
+	/lib/modules || { echo "init: overlay on /lib/modules failed" >&2; halt; }
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out /mnt/out
 # A guest pair (two-host runs) shares a directory for handshakes.
 if grep -qsx peer /sys/bus/virtio/drivers/9pnet_virtio/*/mount_tag; then
 	mkdir -p /mnt/peer
 	mount -t 9p -o trans=virtio,version=9p2000.L peer /mnt/peer
 fi
+# configfs is a module in Debian's kernels (the distro test).
+[ -d /sys/kernel/config ] || modprobe configfs
 mount -t configfs configfs /sys/kernel/config
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null

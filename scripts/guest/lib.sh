@@ -2,9 +2,15 @@
 # Guest-side helpers: sourced by the guest scripts, which run as root inside
 # the test VM (never on the host).
 
-OUT=/mnt/out
-ADDR=169.254.77.1
-NQN=nqn.2026-12.io.nvme-rdma-test:null
+# A script run twice in one boot (the distro test: DKMS, then stock
+# module) gives each run its own OUT below /mnt/out.
+OUT=${OUT:-/mnt/out}
+mkdir -p "$OUT"
+# The hardware mode (nvme-rdma-hw.sh) sets its own address, NQN, service
+# ports (SVCID_BASE + port) and target backing device.
+ADDR=${ADDR:-169.254.77.1}
+NQN=${NQN:-nqn.2026-12.io.nvme-rdma-test:null}
+SVCID_BASE=${SVCID_BASE:-4419}
 T0=$(date +%s)
 
 phase() { echo "PHASE: $* [$(($(date +%s) - T0))s]"; }
@@ -28,6 +34,8 @@ step() {
 # veth pair with carrier, an address on one end, an rxe device on top.
 setup_fabric() {
 	phase fabric
+	# Once per boot: a second run in the same guest reuses it.
+	rdma link show 2>/dev/null | grep -q 'rxe0.*ACTIVE' && return
 	step 60 modprobe rdma_rxe || fail "modprobe rdma_rxe failed"
 	ip link add veth0 type veth peer name veth1 || fail "veth creation failed"
 	ip link set veth0 up || fail "veth0 up failed"
@@ -39,16 +47,20 @@ setup_fabric() {
 
 # nvmet subsystem on a memory-backed null_blk, exported on one rdma port
 # per entry of "PORT:MAX_QUEUE_SIZE" (0 = target default).
+HOST_QS=()
 setup_target() {
 	local cfg=/sys/kernel/config/nvmet spec port qs
 	phase target "$@"
-	step 60 modprobe null_blk nr_devices=1 memory_backed=1 gb=1 queue_mode=2 ||
-		fail "modprobe null_blk failed"
+	[ ! -d "$cfg/subsystems/$NQN" ] || return 0
+	if [ -z "${BACKING:-}" ]; then
+		step 60 modprobe null_blk nr_devices=1 memory_backed=1 gb=1 queue_mode=2 ||
+			fail "modprobe null_blk failed"
+	fi
 	step 60 modprobe nvmet_rdma || fail "modprobe nvmet_rdma failed"
 	mkdir "$cfg/subsystems/$NQN" || fail "nvmet subsystem creation failed"
 	echo 1 >"$cfg/subsystems/$NQN/attr_allow_any_host"
 	mkdir "$cfg/subsystems/$NQN/namespaces/1"
-	echo /dev/nullb0 >"$cfg/subsystems/$NQN/namespaces/1/device_path"
+	echo "${BACKING:-/dev/nullb0}" >"$cfg/subsystems/$NQN/namespaces/1/device_path"
 	echo 1 >"$cfg/subsystems/$NQN/namespaces/1/enable" || fail "nvmet namespace enable failed"
 	for spec in "$@"; do
 		port=${spec%%:*} qs=${spec#*:}
@@ -56,9 +68,18 @@ setup_target() {
 		echo rdma >"$cfg/ports/$port/addr_trtype"
 		echo ipv4 >"$cfg/ports/$port/addr_adrfam"
 		echo "$ADDR" >"$cfg/ports/$port/addr_traddr"
-		echo $((4419 + port)) >"$cfg/ports/$port/addr_trsvcid"
-		[ "$qs" = 0 ] || echo "$qs" >"$cfg/ports/$port/param_max_queue_size" ||
-			fail "param_max_queue_size=$qs refused"
+		echo $((SVCID_BASE + port)) >"$cfg/ports/$port/addr_trsvcid"
+		if [ "$qs" = 0 ]; then
+			:
+		elif [ -e "$cfg/ports/$port/param_max_queue_size" ]; then
+			echo "$qs" >"$cfg/ports/$port/param_max_queue_size" ||
+				fail "param_max_queue_size=$qs refused"
+		else
+			# An nvmet without the knob (Debian's 6.1): the host asks
+			# for the small queue instead (connect adds --queue-size).
+			HOST_QS[port]=$qs
+			phase "nvmet has no param_max_queue_size: port $port gets host --queue-size $qs"
+		fi
 		ln -s "$cfg/subsystems/$NQN" "$cfg/ports/$port/subsystems/$NQN" ||
 			fail "nvmet port $port enable failed"
 	done
@@ -66,9 +87,12 @@ setup_target() {
 
 setup_host() {
 	phase host
-	mkdir -p /etc/nvme
-	uuidgen >/etc/nvme/hostid
-	echo "nqn.2014-08.org.nvmexpress:uuid:$(cat /etc/nvme/hostid)" >/etc/nvme/hostnqn
+	# A host identity only where there is none (a bare host keeps its own).
+	if [ ! -s /etc/nvme/hostnqn ]; then
+		mkdir -p /etc/nvme
+		uuidgen >/etc/nvme/hostid
+		echo "nqn.2014-08.org.nvmexpress:uuid:$(cat /etc/nvme/hostid)" >/etc/nvme/hostnqn
+	fi
 	step 60 modprobe nvme_rdma || fail "modprobe nvme_rdma failed"
 }
 
@@ -77,16 +101,41 @@ connect() {
 	local port=$1 before after dev
 	shift
 	before=$(ls /sys/class/nvme 2>/dev/null)
-	step 120 nvme connect -t rdma -a "$ADDR" -s $((4419 + port)) -n "$NQN" "$@" >&2 ||
+	[ -z "${HOST_QS[port]:-}" ] || set -- --queue-size "${HOST_QS[port]}" "$@"
+	step 120 nvme connect -t rdma -a "$ADDR" -s $((SVCID_BASE + port)) -n "$NQN" "$@" >&2 ||
 		fail "nvme connect to port $port failed"
 	for _ in $(seq 50); do
 		after=$(ls /sys/class/nvme 2>/dev/null)
 		dev=$(comm -13 <(echo "$before") <(echo "$after") | head -1)
-		[ -n "$dev" ] && [ -b "/dev/${dev}n1" ] && { echo "$dev"; return; }
+		[ -n "$dev" ] && [ -n "$(ns_dev "$dev" "${NSID:-1}")" ] && { echo "$dev"; return; }
 		sleep 0.2
 	done
 	fail "connect to port $port: no namespace block device appeared"
 }
+
+# ns_dev CTRL NSID: the block device (nvmeXnY) of namespace NSID reached
+# through controller CTRL of subsystem $NQN, found by attributes, never by
+# name: on a host with other NVMe disks nvmeX need not pair with nvmeXnY.
+# Prints nothing if there is none (and never fails: the ERR trap reaches
+# into command substitutions).
+ns_dev() {
+	local ctrl=$1 nsid=$2 b d devpath
+	[ "$(sysattr "/sys/class/nvme/$ctrl/subsysnqn")" = "$NQN" ] || return 0
+	for b in /sys/block/nvme*n*; do
+		d=${b##*/}
+		[ -b "/dev/$d" ] || continue
+		[ "$(sysattr "$b/nsid")" = "$nsid" ] || continue
+		devpath=$(readlink -f "$b/device" || true)
+		# Its controller (no multipath) or its subsystem (multipath head).
+		if [ "${devpath##*/}" = "$ctrl" ] || [ -e "$devpath/$ctrl" ]; then
+			echo "$d"
+			return 0
+		fi
+	done
+}
+
+# sysattr FILE: its content, or nothing if it cannot be read.
+sysattr() { cat "$1" 2>/dev/null || true; }
 
 # Which nvme_rdma is loaded: the series (it posts through
 # nvme_rdma_post_wrs) or the upstream driver.
@@ -103,8 +152,9 @@ disconnect() {
 }
 
 # dmesg must hold no splat and no post_send failure.
+# DMESG_FROM skips that many earlier lines (a bare host's history).
 scan_dmesg() {
-	dmesg >"$OUT/dmesg.txt"
+	dmesg | tail -n +$((${DMESG_FROM:-0} + 1)) >"$OUT/dmesg.txt"
 	local bad
 	# (Reports only: a debug kernel also prints "kmemleak: ... initialized".)
 	bad=$(grep -E 'WARNING:|BUG:|Oops|post_send failed|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked for more than|BUG: KASAN|UBSAN:|kmemleak: [0-9]+ new suspected|refcount_t:|list_(add|del) corruption' \
@@ -125,6 +175,13 @@ nvme_rdma_inv_rkey_done nvme_rdma_async_done nvme_rdma_recv_done"
 counters_arm() {
 	local f
 	echo 0 >$TRACING/tracing_on
+	# Probes of an earlier run (on a module since unloaded) go first.
+	if [ -d $TRACING/events/nvmecnt ]; then
+		echo 0 >$TRACING/events/nvmecnt/enable
+		for f in "$TRACING"/events/nvmecnt/nvme_rdma_*; do
+			echo "-:nvmecnt/${f##*/}" >>$TRACING/kprobe_events
+		done
+	fi
 	for f in $CNT_FUNCS; do
 		grep -qE "[[:space:]]$f([[:space:]]|$)" /proc/kallsyms || continue
 		echo "p:nvmecnt/$f $f" >>$TRACING/kprobe_events || fail "kprobe on $f refused"

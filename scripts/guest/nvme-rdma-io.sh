@@ -5,6 +5,9 @@
 # Usage: nvme-rdma-io.sh [check|bench]   (guest side; init.sh runs it)
 #   check: both ports, a 4k random and a 128k sequential workload each;
 #   bench: port 1 only, a queue-depth and batch sweep.
+# Env: EXPECT_DRIVER=series|upstream fails the run if the nvme_rdma that
+#      modprobe loaded is not that one; BATCH_MAX_SEND (default 0.5) is the
+#      most send CQEs and posts per I/O a batched workload may cost.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 profile=${1:-check}
@@ -15,11 +18,19 @@ profile=${1:-check}
 	echo "fio $(fio --version)"
 } >"$OUT/info"
 
-setup_fabric
-# Port 1: target default queue size; port 2: 16, the size that overflowed
-# the SQ when the 2017 driver signaled every 32nd send.
-setup_target 1:0 2:16
+# TARGET=external: the caller (nvme-rdma-hw.sh) made the fabric and the
+# target, and names the ports (PORTS) and the namespace (NSID) to use.
+if [ "${TARGET:-local}" = local ]; then
+	setup_fabric
+	# Port 1: target default queue size; port 2: 16, the size that
+	# overflowed the SQ when the 2017 driver signaled every 32nd send.
+	setup_target 1:0 2:16
+fi
 setup_host
+if [ -n "${EXPECT_DRIVER:-}" ] && [ "$(driver_kind)" != "$EXPECT_DRIVER" ]; then
+	fail "modprobe nvme_rdma loaded the $(driver_kind) driver ($(modinfo -n nvme_rdma)), expected $EXPECT_DRIVER"
+fi
+echo "driver $(driver_kind) $(modinfo -n nvme_rdma)" >>"$OUT/info"
 counters_arm
 
 # fio JOBNAME DEV ARGS...: one verified fio run, one results line.
@@ -56,7 +67,7 @@ print(ios, int(ios * 1000 / ms) if ms else 0)' "$json")
 	# The claim holds where a batch fits the queue: depth 32 and more.
 	[ "$(cat /sys/class/nvme/"$ctrl"/sqsize)" -ge 31 ] || return 0
 	case "$name" in *-b[0-9]*)
-		awk -v s="$send" -v p="$posts" 'BEGIN { exit !(s < 0.5 && p < 0.5) }' ||
+		awk -v s="$send" -v p="$posts" -v m="${BATCH_MAX_SEND:-0.5}" 'BEGIN { exit !(s < m && p < m) }' ||
 			fail "$name on port $port: batched I/O still costs $send send CQEs and $posts posts per I/O"
 		;;
 	esac
@@ -92,14 +103,16 @@ bench_workloads() {
 }
 
 case "$profile" in
-check) ports="1 2" ;;
-bench) ports=1 ;;
+check) ports=${PORTS:-1 2} ;;
+bench) ports=${PORTS:-1} ;;
 *) fail "unknown profile '$profile'" ;;
 esac
 for port in $ports; do
 	ctrl=$(connect "$port")
-	phase "connected $ctrl on port $port, sqsize $(cat /sys/class/nvme/"$ctrl"/sqsize)"
-	"${profile}_workloads" "${ctrl}n1" "$ctrl" "$port"
+	dev=$(ns_dev "$ctrl" "${NSID:-1}")
+	[ -n "$dev" ] || fail "no namespace ${NSID:-1} of $NQN on $ctrl"
+	phase "connected $ctrl on port $port, sqsize $(cat /sys/class/nvme/"$ctrl"/sqsize), /dev/$dev"
+	"${profile}_workloads" "$dev" "$ctrl" "$port"
 	disconnect "$ctrl"
 done
 phase dmesg-scan

@@ -8,15 +8,25 @@
 #      MEM (MiB, default 2048), SMP (default 2), APPEND (extra kernel
 #      command line), NETDEV (a QEMU -netdev spec with id=n0, e.g. a socket
 #      link over 127.0.0.1 to a second guest) with MAC, PEER (a host
-#      directory both guests of a pair mount at /mnt/peer).
+#      directory both guests of a pair mount at /mnt/peer); KERNEL_IMAGE,
+#      KERNEL_RELEASE, INITRD and MODROOT boot another kernel binary than
+#      our build (Debian's own, distro-kernel.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 name=$1 timeout_s=$2
 shift 2
-kernel=$OBJ/arch/x86/boot/bzImage
-[ -f "$kernel" ] || die "no kernel at $kernel: run 'make build' first"
-release=$(cat "$OBJ/include/config/kernel.release")
+initrd=()
+if [ -n "${KERNEL_IMAGE:-}" ]; then
+	kernel=$KERNEL_IMAGE
+	release=${KERNEL_RELEASE:?KERNEL_RELEASE is required with KERNEL_IMAGE}
+	[ -f "$kernel" ] || die "no kernel at $kernel"
+	[ -z "${INITRD:-}" ] || initrd=(-initrd "$INITRD")
+else
+	kernel=$OBJ/arch/x86/boot/bzImage
+	[ -f "$kernel" ] || die "no kernel at $kernel: run 'make build' first"
+	release=$(cat "$OBJ/include/config/kernel.release")
+fi
 [ -d "$MODROOT/lib/modules/$release" ] || die "modules for $release not staged in $MODROOT"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
 
@@ -91,7 +101,7 @@ set +e
 timeout --foreground -k 5 "$timeout_s" qemu-system-x86_64 \
 	"${accel_opts[@]}" -machine q35 -smp "${SMP:-2}" -m "${MEM:-2048}" \
 	-nic none -nographic -no-reboot -serial "file:$out/console.log" -monitor none \
-	-kernel "$kernel" -append "$append" \
+	-kernel "$kernel" "${initrd[@]}" -append "$append" \
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
 	-fsdev local,id=mods,path="$MODROOT/lib/modules",security_model=none,readonly=on \

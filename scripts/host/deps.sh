@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Install the Debian packages the build, the guest and the checks need.
+# Install the Debian packages the build, the guest and the checks need,
+# plus any named on the command line (the DKMS and distro-kernel scripts).
+# Usage: deps.sh [EXTRA_PACKAGE...]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -14,6 +16,7 @@ pkgs=(
 for b in linux-6.12 linux-6.1; do
 	[ -d "$TOP/patches/$b" ] && pkgs+=("$(source_pkg "$b")")
 done
+pkgs+=("$@")
 
 missing=()
 for p in "${pkgs[@]}"; do

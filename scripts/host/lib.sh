@@ -39,12 +39,13 @@ elapsed() {
 log() { printf '[%s] %s\n' "$(elapsed)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# VARIANT=debug: the same kernel plus config/debug.config, in its own
-# object tree and module root, so both builds stay warm side by side.
+# VARIANT=debug (config/debug.config) or mlx5 (config/mlx5.config, for
+# boot tests on ConnectX hardware): the same kernel plus that fragment, in
+# its own object tree and module root, so the builds stay warm side by side.
 VARIANT=${VARIANT:-}
 case "$VARIANT" in
-"" | debug) ;;
-*) die "unknown VARIANT '$VARIANT' (want empty or debug)" ;;
+"" | debug | mlx5) ;;
+*) die "unknown VARIANT '$VARIANT' (want empty, debug or mlx5)" ;;
 esac
 SUFFIX=${BASE#linux-}${VARIANT:+-$VARIANT}
 TREE=$BUILD/$BASE
