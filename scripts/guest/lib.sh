@@ -51,7 +51,16 @@ HOST_QS=()
 setup_target() {
 	local cfg=/sys/kernel/config/nvmet spec port qs
 	phase target "$@"
-	[ ! -d "$cfg/subsystems/$NQN" ] || return 0
+	if [ -d "$cfg/subsystems/$NQN" ]; then
+		# Set up by an earlier run in this boot: only the host side
+		# of the queue-size fallback needs redoing.
+		for spec in "$@"; do
+			port=${spec%%:*} qs=${spec#*:}
+			[ "$qs" = 0 ] || [ -e "$cfg/ports/$port/param_max_queue_size" ] ||
+				HOST_QS[port]=$qs
+		done
+		return 0
+	fi
 	if [ -z "${BACKING:-}" ]; then
 		step 60 modprobe null_blk nr_devices=1 memory_backed=1 gb=1 queue_mode=2 ||
 			fail "modprobe null_blk failed"

@@ -51,12 +51,15 @@ netdev=$(echo "$link" | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
 echo "device $link" >"$OUT/hw-info"
 cfg=/sys/kernel/config/nvmet
 
-# Undo what this run made: its connections, and in loopback mode its
-# nvmet ports, subsystem and null_blk. Best effort, never fails.
+# Undo what this run made: its connections (never a controller that was
+# there before it started), and in loopback mode its nvmet ports,
+# subsystem and null_blk. Best effort, never fails.
+before=" $(cd /sys/class/nvme 2>/dev/null && echo *) "
 cleanup() {
 	local c
 	trap - ERR
 	for c in /sys/class/nvme/nvme*; do
+		case "$before" in *" ${c##*/} "*) continue ;; esac
 		if [ "$(sysattr "$c/subsysnqn")" = "$NQN" ]; then
 			nvme disconnect -d "${c##*/}" >/dev/null 2>&1 || true
 		fi

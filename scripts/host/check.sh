@@ -7,7 +7,8 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 stages=(check-shell check-drift check-series linux-6.1:check-series
-	linux-6.1:check-kunit-uml check-kunit run-boot-test check-stress)
+	linux-6.1:check-kunit-uml check-variant-configs check-dkms check-kunit
+	run-boot-test run-hw-selftest linux-6.1:run-distro-test check-stress)
 passed=0 failed=0 table=""
 for s in "${stages[@]}"; do
 	base=$BASE name=$s
