@@ -105,7 +105,10 @@ setup_host() {
 	step 60 modprobe nvme_rdma || fail "modprobe nvme_rdma failed"
 }
 
-# connect PORT [nvme-cli options]: prints the controller name (nvmeN).
+# connect PORT [nvme-cli options]: prints the controller name (nvmeN),
+# once namespace $NSID (default 1) has its block device. With
+# NS_WAIT=0, as soon as the controller exists (the caller looks for
+# the namespace itself).
 connect() {
 	local port=$1 before after dev
 	shift
@@ -116,10 +119,13 @@ connect() {
 	for _ in $(seq 50); do
 		after=$(ls /sys/class/nvme 2>/dev/null)
 		dev=$(comm -13 <(echo "$before") <(echo "$after") | head -1)
-		[ -n "$dev" ] && [ -n "$(ns_dev "$dev" "${NSID:-1}")" ] && { echo "$dev"; return; }
+		if [ -n "$dev" ] && { [ "${NS_WAIT:-1}" = 0 ] || [ -n "$(ns_dev "$dev" "${NSID:-1}")" ]; }; then
+			echo "$dev"
+			return
+		fi
 		sleep 0.2
 	done
-	fail "connect to port $port: no namespace block device appeared"
+	fail "connect to port $port: no namespace ${NSID:-1} block device appeared"
 }
 
 # ns_dev CTRL NSID: the block device (nvmeXnY) of namespace NSID reached

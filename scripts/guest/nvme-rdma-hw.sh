@@ -54,7 +54,10 @@ cfg=/sys/kernel/config/nvmet
 # Undo what this run made: its connections (never a controller that was
 # there before it started), and in loopback mode its nvmet ports,
 # subsystem and null_blk. Best effort, never fails.
-before=" $(cd /sys/class/nvme 2>/dev/null && echo *) "
+before=" "
+for c in /sys/class/nvme/nvme*; do
+	[ -e "$c" ] && before+="${c##*/} "
+done
 cleanup() {
 	local c
 	trap - ERR
@@ -70,6 +73,7 @@ cleanup() {
 		rmdir "$cfg/subsystems/$NQN/namespaces/1" "$cfg/subsystems/$NQN" 2>/dev/null || true
 		echo 0 >"$nullb/power" 2>/dev/null || true
 		rmdir "$nullb" 2>/dev/null || true
+		[ -z "${loaded_nullb:-}" ] || rmmod null_blk 2>/dev/null || true
 	fi
 	return 0
 }
@@ -85,15 +89,19 @@ if [ "$mode" = loopback ]; then
 	fi
 	# A null_blk of our own, beside any the host has (configfs, not
 	# modprobe parameters): the only thing this run writes to.
-	lsmod | grep -q '^null_blk ' || step 60 modprobe null_blk nr_devices=0 ||
-		fail "modprobe null_blk failed"
-	nullb=/sys/kernel/config/nullb/nvme-rdma-hw-$$
+	if ! lsmod | grep -q '^null_blk '; then
+		step 60 modprobe null_blk nr_devices=0 || fail "modprobe null_blk failed"
+		loaded_nullb=1
+	fi
+	# The disk is named after the configfs item (older kernels: nullbN).
+	nullb=/sys/kernel/config/nullb/nullb-hw-$$
 	mkdir "$nullb" || fail "null_blk configfs device creation failed"
 	made=1
 	echo 1024 >"$nullb/size"
 	echo 1 >"$nullb/memory_backed"
 	echo 1 >"$nullb/power" || fail "null_blk power-on failed"
-	BACKING=/dev/nullb$(cat "$nullb/index")
+	BACKING=/dev/${nullb##*/}
+	[ -b "$BACKING" ] || BACKING=/dev/nullb$(cat "$nullb/index")
 	[ -b "$BACKING" ] || fail "no $BACKING after null_blk power-on"
 	export BACKING
 	SVCID_BASE=4419 PORTS="1 2" NSID=1
@@ -102,8 +110,13 @@ else
 	ADDR=$remote NQN=$rnqn SVCID_BASE=$((svcid - 1)) PORTS=1 NSID=$nsid
 	step 60 modprobe nvme_rdma || fail "modprobe nvme_rdma failed"
 	# Connect once to look at the namespace before anything writes to it.
-	ctrl=$(connect 1)
-	d=$(ns_dev "$ctrl" "$nsid")
+	ctrl=$(NS_WAIT=0 connect 1)
+	d=""
+	for _ in $(seq 25); do
+		d=$(ns_dev "$ctrl" "$nsid")
+		[ -z "$d" ] || break
+		sleep 0.2
+	done
 	[ -n "$d" ] || refuse "$NQN on $ADDR:$svcid has no namespace $nsid"
 	use=$(grep -E "^/dev/$d(p[0-9]+)? " /proc/mounts || true)
 	use+=$(ls "/sys/block/$d/holders" 2>/dev/null || true)
