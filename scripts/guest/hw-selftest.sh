@@ -24,7 +24,7 @@ phase "hw mode: loopback on rxe0"
 "$hw" --device rxe0 --loopback --out "$OUT/loopback" ||
 	fail "loopback: $(cat "$OUT/loopback/error" 2>/dev/null || echo 'see console')"
 # Loopback cleaned up after itself: no port, subsystem or null_blk left.
-left=$(cd /sys/kernel/config && ls -d nvmet/ports/*/ nvmet/subsystems/*/ nullb/*/ 2>/dev/null || true)
+left=$(cd /sys/kernel/config && { ls -d nvmet/ports/*/ nvmet/subsystems/*/ nullb/*/ 2>/dev/null || true; })
 [ -z "$left" ] || fail "loopback left configuration behind: $(echo "$left" | paste -sd' ')"
 
 # The "remote" target: the boot test's, on its own null_blk.
