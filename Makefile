@@ -7,12 +7,9 @@ START_TIME := $(shell date +%s)
 export START_TIME
 H := scripts/host
 
-# The stress matrix runs on this kernel variant (config/debug.config).
-STRESS_VARIANT ?= debug
-
 .PHONY: all run check deps tree export build series-check kunit-guest boot-test bench blktests kunit-mutants backport-tree backport-check \
 	deb dkms-check distro-test hw-selftest \
-	kunit shellcheck clean distclean help stress stress-report
+	kunit shellcheck clean distclean help stress stress-report bench-debug negative-control
 
 all: help
 
@@ -24,8 +21,12 @@ help:
 	@echo "make build    configure and build the guest kernel"
 	@echo "make bench    upstream vs series: IOPS and completions per I/O (icount TCG)"
 	@echo "make blktests blktests nvme group over rxe, upstream vs series (TESTS=nvme/003 ...)"
-	@echo "make stress   debug kernel: queue-size matrix, faults, two-host lossy fabric,"
-	@echo "              unpatched vs series; report in build/logs/stress-report.md"
+	@echo "make stress   queue-size matrix (normal kernel); faults, corners, module and connect"
+	@echo "              cycles, two-host lossy fabric (debug kernel); negative control;"
+	@echo "              unpatched driver reruns what the series fails (STRESS_UPSTREAM=all:"
+	@echo "              everything side by side); report in build/logs/stress-report.md"
+	@echo "make bench-debug  what each debug checker costs under TCG (icount)"
+	@echo "make negative-control  the 2017 rule (every 32nd SEND signaled) through the boot test"
 	@echo "make kunit-mutants  break rdma_sq.h on purpose (UML KUnit): every mutant must fail the suite"
 	@echo "make kunit    kunit.py run --kunitconfig=drivers/nvme/host (UML) in build/$(BASE)"
 	@echo "make backport-check  the 6.1 series: drift from 6.12, checkpatch/W=1/sparse per patch, UML KUnit"
@@ -95,11 +96,19 @@ blktests: build
 	@$(H)/blktests.sh $(TESTS)
 
 stress: tree
-	@VARIANT=$(STRESS_VARIANT) $(H)/build-kernel.sh
-	@VARIANT=$(STRESS_VARIANT) $(H)/stress.sh
+	@$(H)/stress.sh
 
 stress-report:
-	@VARIANT=$(STRESS_VARIANT) $(H)/stress-report.sh
+	@$(H)/stress-report.sh
+
+# What each debug checker costs under TCG (the choice in stress.sh).
+bench-debug: tree
+	@$(H)/build-kernel.sh
+	@VARIANT=debug MODROOT='' $(H)/build-kernel.sh
+	@$(H)/debug-cost.sh
+
+negative-control: build
+	@$(H)/negative-control.sh
 
 kunit-mutants: tree
 	@$(H)/kunit-mutants.sh

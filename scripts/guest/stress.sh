@@ -2,7 +2,8 @@
 # The stress matrix (guest side): a queue-size matrix and faults during
 # verified I/O, one scenario at a time, each in its own process with a time
 # limit, so one failure or hang does not hide the others.
-# Usage: stress.sh [budget=SECONDS] [SCENARIO...]   (default: all, list_all)
+# Usage: stress.sh [budget=SECONDS] [list=FILE | SCENARIO...]   (default: all)
+#        stress.sh list-all | list-matrix   (print scenario names, any host)
 #   budget: scenarios not started within SECONDS of the first are reported
 #   "not run" (a time-boxed run says what it did not do).
 #        stress.sh one SCENARIO       (internal: run one scenario)
@@ -18,28 +19,33 @@
 # Writes $OUT/stress.tsv: scenario, result, data verified, splats, seconds,
 # note; per scenario $OUT/scn/NAME.{log,dmesg}.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
 
+TARGET_SIZES="16 17 32 64 128 256"
+HOST_SIZES="16 32 128 256"
+list_matrix() {
+	local t h
+	for t in $TARGET_SIZES; do
+		for h in $HOST_SIZES; do echo "mx-t$t-h$h"; done
+	done
+}
+list_all() {
+	echo reset-20 port-readd-3 fatal-3 disconnect-io
+	list_matrix
+	echo rmmod-50 connect-200
+}
+# The host's stress.sh asks for the names (no guest needed).
+case "${1:-}" in list-matrix | list-all) "${1/-/_}"; exit 0 ;; esac
+
+. "$(dirname "$0")/lib.sh"
 SELF=$(readlink -f "$0")
 SCN=$OUT/scn
 CFG=/sys/kernel/config/nvmet
-TARGET_SIZES="16 17 32 64 128 256"
-HOST_SIZES="16 32 128 256"
 # Scenario failures go to the scenario's own error file.
 ERRFILE=$OUT/error
 fail() {
 	echo "FAIL: $*"
 	[ -e "$ERRFILE" ] || echo "$*" >"$ERRFILE"
 	exit 1
-}
-
-list_all() {
-	local t h
-	echo reset-20 port-readd-3 fatal-3 disconnect-io
-	for t in $TARGET_SIZES; do
-		for h in $HOST_SIZES; do echo "mx-t$t-h$h"; done
-	done
-	echo rmmod-50 connect-200
 }
 
 # Port N of the target exports the subsystem with param_max_queue_size
@@ -459,18 +465,21 @@ disconnect_all() {
 	return 0
 }
 
+# kmemleak_ours FILE_SUFFIX: scan (twice: an object the first scan finds
+# may be referenced again by the second), keep the report in
+# $SCN/$NAME.SUFFIX, print how many unreferenced objects were allocated
+# by nvme, rdma, rxe or ib code ("[<addr>] func" in the backtrace) or by
+# a module since unloaded (an address with no symbol left).
 kmemleak_ours() {
-	local k=/sys/kernel/debug/kmemleak
+	local k=/sys/kernel/debug/kmemleak f=$SCN/$NAME.$1
 	echo scan >$k
 	sleep 6
 	echo scan >$k
-	cp $k "$SCN/$NAME.kmemleak"
-	# Unreferenced objects whose allocation backtrace ("[<addr>] func")
-	# runs through nvme, rdma, rxe or ib code.
+	cp $k "$f"
 	awk 'function end() { if (hit) n++; hit = 0 }
 	     /^unreferenced object/ { end() }
-	     /\[<[0-9a-f]+>\] .*(nvme|rdma|rxe|ib_)/ { hit = 1 }
-	     END { end(); print n + 0 }' "$SCN/$NAME.kmemleak"
+	     /\[<[0-9a-f]+>\] .*(nvme|rdma|rxe|ib_)/ || /\[<[0-9a-f]+>\] 0xffffffff[a-f]/ { hit = 1 }
+	     END { end(); print n + 0 }' "$f"
 }
 
 # connect/disconnect without nvme-cli (what it writes, minus its start-up
@@ -493,12 +502,12 @@ connect_raw() {
 }
 
 scn_connect() {
-	local n=$1 ctrl i leaks k=/sys/kernel/debug/kmemleak
+	local n=$1 ctrl i leaks before=n/a k=/sys/kernel/debug/kmemleak
 	SQ_SNAPSHOTS=0
-	# Forget what earlier scenarios and boot left: report it, then clear.
-	if [ -e $k ]; then
-		echo scan >$k
-		cp $k "$SCN/$NAME.kmemleak-before"
+	# What the boot and earlier scenarios (rmmod-N) left: counted, then
+	# cleared, so the scan after the cycles sees only theirs.
+	if [ "${KMEMLEAK:-0}" = 1 ]; then
+		before=$(kmemleak_ours kmemleak-before)
 		echo clear >$k
 	fi
 	for i in $(seq "$n"); do
@@ -507,9 +516,10 @@ scn_connect() {
 		echo 1 >"/sys/class/nvme/$ctrl/delete_controller" || fail "deleting $ctrl failed"
 	done
 	NOTE="$n cycles over all 6 ports"
-	if [ -e $k ]; then
-		leaks=$(kmemleak_ours)
-		NOTE+=", kmemleak: $leaks nvme/rdma objects"
+	if [ "${KMEMLEAK:-0}" = 1 ]; then
+		leaks=$(kmemleak_ours kmemleak)
+		NOTE+=", kmemleak: $before nvme/rdma objects before, $leaks after"
+		[ "$before" = 0 ] || fail "kmemleak: $before unreferenced nvme/rdma/ib objects before the cycles (earlier scenarios: $SCN/$NAME.kmemleak-before)"
 		[ "$leaks" = 0 ] || fail "kmemleak: $leaks unreferenced nvme/rdma/ib objects after $n cycles"
 	else
 		NOTE+=", kmemleak n/a"
@@ -550,6 +560,8 @@ run_one() {
 # debugobjects report through WARN; kmemleak is read by connect-N.)
 SPLAT='WARNING:|BUG:|Oops|post_send failed|possible circular locking|possible recursive locking|inconsistent lock state|blocked for more than|KASAN|UBSAN|refcount_t:|list_(add|del) corruption|ODEBUG'
 
+WHY='QP event|: (disconnected|device removal|rejected|connect error|unreachable|address change|timewait exit|established) \(|CM error event|disconnect received|failed with status|starting error recovery'
+
 if [ "${1:-}" = one ]; then
 	run_one "$2"
 	exit 0
@@ -576,13 +588,18 @@ setup_target "${ports[@]}"
 setup_host
 {
 	echo "kernel $(uname -r)"
-	echo "checkers: $(zcat /proc/config.gz | sed -nE 's/^CONFIG_(KASAN|PROVE_LOCKING|DMA_API_DEBUG|DEBUG_KMEMLEAK)=y/\1/p' | paste -sd' ' | grep . || echo none)"
+	echo "checkers: $(zcat /proc/config.gz | sed -nE 's/^CONFIG_(KASAN|UBSAN|PROVE_LOCKING|DMA_API_DEBUG|DEBUG_KMEMLEAK|DEBUG_OBJECTS)=y/\1/p' | paste -sd' ' | grep . || echo none)"
 	echo "driver $(driver_kind) $(sha256sum <"$(modinfo -n nvme_rdma)" | cut -c1-12)"
+	echo "nvme_rdma dyndbg: $(grep -c '\[nvme_rdma\][^"]*=p' /sys/kernel/debug/dynamic_debug/control 2>/dev/null || echo 0) sites on"
+	echo "cmdline: $(sed 's/.* init=[^ ]* //; s/ -- .*//' /proc/cmdline)"
 } >"$OUT/info"
 printf 'scenario\tresult\tverified\tsplats\tseconds\tnote\n' >"$OUT/stress.tsv"
 # kmemleak's periodic scan of all memory is slow under TCG; connect-N
-# scans on demand.
-[ ! -e /sys/kernel/debug/kmemleak ] || echo scan=off >/sys/kernel/debug/kmemleak
+# scans on demand. Built in but off (kmemleak=off): it refuses the write.
+KMEMLEAK=0
+echo scan=off 2>/dev/null >/sys/kernel/debug/kmemleak && KMEMLEAK=1
+export KMEMLEAK
+echo "kmemleak: $([ $KMEMLEAK = 1 ] && echo on || echo off)" >>"$OUT/info"
 trap - ERR
 set +e
 start=$(date +%s)
@@ -603,12 +620,19 @@ for s in "$@"; do
 	if [ -f "$SCN/$s.result" ]; then
 		IFS=$'\t' read -r verified note <"$SCN/$s.result"
 	fi
+	# Why queues were torn down: nvme_rdma's CM and QP event lines
+	# (dev_dbg, on through nvme_rdma.dyndbg), failed completions and
+	# the error recoveries they started.
+	grep -E "$WHY" "$SCN/$s.dmesg" >"$SCN/$s.why" || true
 	if [ $rc -ne 0 ]; then
 		result=FAIL
 		note=$(cat "$SCN/$s.error" 2>/dev/null || echo "exit $rc")
 		[ $rc -ne 124 ] && [ $rc -ne 137 ] || note="hung: killed after ${secs}s; $note"
 	elif [ "$splats" -gt 0 ]; then
 		result=FAIL note="splat: $(grep -m1 -E "$SPLAT" "$SCN/$s.dmesg" | cut -c1-120)"
+	fi
+	if [ "$result" = FAIL ] && [ -s "$SCN/$s.why" ]; then
+		note+="; first teardown cause: $(grep -m1 -vE 'established|resolved' "$SCN/$s.why" | sed 's/^\[[^]]*\] //' | cut -c1-100)"
 	fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$result" "$verified" "$splats" "$secs" "$note" >>"$OUT/stress.tsv"
 	echo "RESULT: $s $result ($secs s) $note"

@@ -1,33 +1,43 @@
 #!/usr/bin/env bash
 # Build the modules of the upstream import (the unpatched driver) in the
-# same object tree and stage them in $UP_MODROOT, so the same kernel image
-# boots with either driver. The series only touches modular code, so the
-# image and vermagic are the same for both. Skipped when the staged
-# modules already match this tree and kernel configuration.
+# same object tree and stage them in $BUILD/modroot-$SUFFIX-NAME, so the
+# same kernel image boots with either driver. The series only touches
+# modular code, so the image and vermagic are the same for both. With a
+# DIFF, the upstream import plus that diff (a throwaway variant, e.g. the
+# negative control). Skipped when the staged modules already match this
+# tree, diff and kernel configuration.
+# Usage: build-baseline.sh [NAME DIFF]   (default: upstream, no diff)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-dest=$UP_MODROOT
-log_file=$LOGS/build-upstream-$SUFFIX.log
+name=${1:-upstream} diff=${2:-}
+dest=$BUILD/modroot-$SUFFIX-$name
+log_file=$LOGS/build-$name-$SUFFIX.log
 [ -f "$OBJ/.config" ] || die "no configured kernel in $OBJ: run 'make build' first"
+[ -z "$diff" ] || [ -f "$diff" ] || die "no diff at $diff"
+[ -z "$diff" ] || diff=$(readlink -f "$diff")
 # The upstream Kconfig lacks the series' KUnit symbol, so its build drops
 # that line from .config (and the next series build adds it back).
 stamp="$(git -C "$TREE" rev-parse upstream) $(grep -v NVME_RDMA_KUNIT "$OBJ/.config" | sha256sum | cut -c1-16)"
+[ -z "$diff" ] || stamp+=" $(sha256sum <"$diff" | cut -c1-16)"
 if [ "$(cat "$dest/stamp" 2>/dev/null)" = "$stamp" ]; then
-	log "upstream modules in $dest are current"
+	log "$name modules in $dest are current"
 	exit 0
 fi
 cd "$TREE"
 [ -z "$(git status --porcelain --untracked-files=no)" ] ||
 	die "$TREE has uncommitted changes: commit or 'make export' them first"
 tip=$(git rev-parse HEAD)
-trap 'git -C "$TREE" checkout -q "$tip"' EXIT
+trap 'git -C "$TREE" checkout -q -f "$tip"' EXIT
 git checkout -q upstream
-log "building upstream modules (log: $log_file)"
+if [ -n "$diff" ]; then
+	git apply "$diff" || die "$diff does not apply to the upstream import of $BASE"
+fi
+log "building $name modules (log: $log_file)"
 kmake -j"$(nproc)" modules >"$log_file" 2>&1 ||
-	die "upstream module build failed (see $log_file)"
+	die "$name module build failed (see $log_file)"
 rm -rf "$dest"
 kmake INSTALL_MOD_PATH="$dest" modules_install >>"$log_file" 2>&1 ||
-	die "upstream modules_install failed (see $log_file)"
+	die "$name modules_install failed (see $log_file)"
 echo "$stamp" >"$dest/stamp"
-log "upstream modules staged in $dest"
+log "$name modules staged in $dest"

@@ -1,90 +1,109 @@
 #!/usr/bin/env bash
-# The stress report: one table, scenario by scenario, unpatched vs series,
-# from the guests' stress.tsv and lossy.tsv (and blktests, when run).
-# Writes $LOGS/stress-report.md; exits non-zero if the series failed or
-# missed any scenario.
-# Usage: stress-report.sh [DRIVER...]   (default: upstream series)
+# The stress report: one table row per scenario and kernel, from the lane
+# guests' stress.tsv, the lossy pairs' lossy.tsv and the negative control
+# (stress.sh writes them). The unpatched driver's column holds its triage
+# rerun of a scenario the series failed (or every scenario, with
+# STRESS_UPSTREAM=all). Writes $LOGS/stress-report.md; exits non-zero if
+# the series failed or missed any scenario.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-[ $# -gt 0 ] || set -- upstream series
+S=$LOGS/stress
 report=$LOGS/stress-report.md
-tab=$(printf '\t')
-
-# "scenario<TAB>result<TAB>verified<TAB>splats<TAB>seconds<TAB>note" lines of
-# one driver: the planned scenarios (a row each, "missing" if the guest
-# never reported it), the matrix and faults, then the lossy pair.
-rows() {
-	local d=$1 f side
-	f=$LOGS/stress-$d/scenarios.txt
-	[ -f "$f" ] && awk -v why="not reached: $(last_phase "$LOGS/stress-$d")" \
-		'{ print $1 "\tmissing\t-\t-\t-\t" why }' "$f"
-	f=$LOGS/stress-$d/stress.tsv
-	[ -f "$f" ] && tail -n +2 "$f"
-	f=$LOGS/lossy-$d-host/lossy.tsv
-	if [ -f "$f" ]; then
-		tail -n +2 "$f" | awk -F'\t' -v OFS='\t' \
-			'{ print "lossy " $1 " port " $2, $4, $5, 0, $7, "sqsize " $3 ", host retries " $6 ", " $8 }'
-	fi
-	for side in host target; do
-		[ -d "$LOGS/lossy-$d-$side" ] || continue
-		f=$LOGS/lossy-$d-$side/error
-		if [ -f "$f" ]; then
-			printf 'lossy pair: %s guest\tFAIL\t-\t-\t-\t%s\n' "$side" "$(head -1 "$f")"
-		else
-			printf 'lossy pair: %s guest\tpass\t-\t0\t-\tdmesg clean\n' "$side"
-		fi
-	done
-	return 0
-}
+[ -d "$S" ] || die "no stress results under $S (run 'make stress' first)"
 
 last_phase() {
 	grep -a '^PHASE: ' "$1/console.log" 2>/dev/null | tail -1 | cut -d' ' -f2- || echo "no console log"
 }
 
-# Every scenario either driver planned or ran, in first-seen order; a
-# later row for the same scenario (its result) replaces "missing".
-declare -A res ver spl sec note
+# rows DIR KERNEL [PLAN]: "kernel<TAB>scenario<TAB>result<TAB>verified<TAB>
+# splats<TAB>seconds<TAB>note" of one lane guest; a planned scenario with
+# no result row is "missing" (the guest died or hung before it).
+rows() {
+	local dir=$1 kernel=$2 plan=${3:-}
+	if [ -n "$plan" ] && [ -f "$plan" ]; then
+		awk -v k="$kernel" -v why="not reached: $(last_phase "$dir")" \
+			'{ print k "\t" $1 "\tmissing\t-\t-\t-\t" why }' "$plan"
+	fi
+	[ -f "$dir/stress.tsv" ] && tail -n +2 "$dir/stress.tsv" | sed "s/^/$kernel\t/"
+	return 0
+}
+
+# The lossy pair of a driver: a row per profile and port, and one per
+# guest whose own checks (dmesg) failed.
+lossy_rows() {
+	local d=$1 side f
+	f=$LOGS/lossy-$d-host/lossy.tsv
+	[ -f "$f" ] && tail -n +2 "$f" | awk -F'\t' -v OFS='\t' \
+		'{ print "debug", "lossy " $1 " port " $2, $4, $5, 0, $7, "sqsize " $3 ", host retries " $6 ", " $8 }'
+	for side in host target; do
+		[ -d "$LOGS/lossy-$d-$side" ] || continue
+		if [ -f "$LOGS/lossy-$d-$side/error" ]; then
+			printf 'debug\tlossy pair: %s guest\tFAIL\t-\t-\t-\t%s\n' "$side" "$(head -1 "$LOGS/lossy-$d-$side/error")"
+		else
+			printf 'debug\tlossy pair: %s guest\tpass\t-\t0\t-\tdmesg clean\n' "$side"
+		fi
+	done
+	return 0
+}
+
+declare -A res ver spl sec note up
 order=()
-for d in "$@"; do
-	k=up
-	[ "$d" = series ] && k=series
-	while IFS="$tab" read -r s r v n t o; do
-		[ -n "${res[$s,up]+x}${res[$s,series]+x}" ] || order+=("$s")
-		res[$s,$k]=$r ver[$s,$k]=$v spl[$s,$k]=$n sec[$s,$k]=$t note[$s,$k]=$o
-	done < <(rows "$d")
+add() { # DRIVER < rows
+	local d=$1 k s r v n t o
+	while IFS=$'\t' read -r k s r v n t o; do
+		if [ "$d" = series ]; then
+			[ -n "${res[$k|$s]+x}" ] || order+=("$k|$s")
+			res[$k|$s]=$r ver[$k|$s]=$v spl[$k|$s]=$n sec[$k|$s]=$t note[$k|$s]=$o
+		elif [ "$r" != missing ] || [ -z "${up[$k|$s]:-}" ]; then
+			up[$k|$s]=$r
+		fi
+	done
+}
+for plan in "$S"/*-series.scenarios; do
+	[ -f "$plan" ] || continue
+	lane=$(basename "$plan" -series.scenarios)
+	kernel=$(cat "$S/$lane-series.variant")
+	add series < <(rows "$LOGS/stress-$lane-series" "$kernel" "$plan")
+	[ ! -f "$S/$lane-upstream.scenarios" ] ||
+		add upstream < <(rows "$LOGS/stress-$lane-upstream" "$kernel" "$S/$lane-upstream.scenarios")
 done
-[ ${#order[@]} -gt 0 ] || die "no stress results under $LOGS (run 'make stress' first)"
+for kernel in normal debug; do
+	add upstream < <(rows "$LOGS/stress-triage-$kernel-upstream" "$kernel" "$S/triage-$kernel-upstream.scenarios")
+done
+[ -f "$S/lossy-series.log" ] && add series < <(lossy_rows series)
+[ -f "$S/lossy-upstream.log" ] && add upstream < <(lossy_rows upstream)
+if [ -f "$S/negative.log" ]; then
+	f=$LOGS/negative-control.tsv
+	if [ -f "$f" ]; then
+		r=$(awk -F'\t' 'NR > 1 && $2 == "FAIL" { bad = 1 } END { print bad ? "FAIL" : "pass" }' "$f")
+		o=$(awk -F'\t' 'NR == 2 { print $2 ": " $3 } NR > 2 { printf "; %s: %s (%s)", $1, $2, $3 }' "$f")
+	else
+		r=FAIL o="no result: $(tail -1 "$S/negative.log")"
+	fi
+	add series < <(printf 'normal\tnegative control: 2017 rule (unpatched driver + tests/negative-control/2017-rule.diff)\t%s\t-\t-\t-\t%s\n' "$r" "$o")
+fi
+[ ${#order[@]} -gt 0 ] || die "no stress results under $LOGS"
 
 bad=0
 {
-	echo "# Stress report ($(date -u +%Y-%m-%dT%H:%MZ))"
+	echo "# Stress report ($(date -u +%Y-%m-%dT%H:%MZ)$([ -f "$S/elapsed" ] && echo ", make stress took $(cat "$S/elapsed")"))"
 	echo
-	for d in "$@"; do
-		[ -f "$LOGS/stress-$d/info" ] && echo "- $d: $(paste -sd';' "$LOGS/stress-$d/info")"
+	for f in "$LOGS"/stress-*-series/info; do
+		[ -f "$f" ] && echo "- $(basename "$(dirname "$f")"): $(paste -sd';' "$f" | sed 's/;/; /g')"
 	done
-	[ -f "$OBJ/build-info" ] && echo "- build: $(paste -sd';' "$OBJ/build-info")"
 	echo
-	echo "| scenario | unpatched | series | data verified (series) | splats (unp/series) | seconds (series) | series note |"
-	echo "|---|---|---|---|---|---|---|"
-	for s in "${order[@]}"; do
-		p=${res[$s,series]:-missing}
+	echo "Unpatched: the upstream driver's rerun of a scenario the series did not pass (triage), '-' where none was needed."
+	echo
+	echo "| scenario | kernel | series | unpatched | data verified | splats | seconds | note |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for key in "${order[@]}"; do
+		p=${res[$key]}
 		[ "$p" = pass ] || bad=$((bad + 1))
-		printf '| %s | %s | %s | %s | %s/%s | %s | %s |\n' "$s" "${res[$s,up]:-missing}" "$p" \
-			"${ver[$s,series]:--}" "${spl[$s,up]:--}" "${spl[$s,series]:--}" \
-			"${sec[$s,series]:--}" "${note[$s,series]:-${note[$s,up]:-}}"
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "${key#*|}" "${key%%|*}" "$p" \
+			"${up[$key]:--}" "${ver[$key]}" "${spl[$key]}" "${sec[$key]}" "${note[$key]}"
 	done
 	echo
-	up_fail=$(for s in "${order[@]}"; do [ "${res[$s,up]:-}" = pass ] || echo "$s"; done | paste -sd';' | sed 's/;/; /g')
-	echo "Series: $((${#order[@]} - bad)) of ${#order[@]} scenarios pass."
-	echo "Unpatched not passing: ${up_fail:-none}."
-	if [ -f "$LOGS/blktests.txt" ]; then
-		echo
-		echo "## blktests (make blktests)"
-		echo
-		echo '```'
-		cat "$LOGS/blktests.txt"
-		echo '```'
-	fi
+	echo "Series: $((${#order[@]} - bad)) of ${#order[@]} rows pass."
 } >"$report"
 cat "$report"
 log "report: $report"

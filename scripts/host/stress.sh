@@ -1,65 +1,197 @@
 #!/usr/bin/env bash
-# The stress matrix (make stress): on the kernel of $VARIANT (debug: KASAN,
-# lockdep, DMA-API debug, kmemleak ...), with the unpatched driver and with
-# the series: the queue-size matrix and the faults (one guest per driver,
-# side by side), then the two-host lossy fabric (one guest pair per
-# driver, one after the other), then the report. Fails if the series
-# fails or misses anything.
-# Usage: stress.sh [SCENARIO...]  (default: all; see scripts/guest/stress.sh)
-# Env: NETEM="profile ..." (netem args, '_' for ' '; empty: no lossy pairs),
-#      DRIVERS="upstream series",
-#      STRESS_BUDGET=SECONDS (scenarios not started by then: "not run").
+# The stress run (make stress), series driver first, in one pass that fits
+# the machine (2 cores, TCG):
+#   normal kernel:  the full 24-case queue-size matrix;
+#   debug kernel:   every fault scenario and the matrix corners (lane
+#                   "faults"), rmmod-50 and connect-200 with a kmemleak scan
+#                   (lane "cycles"), then the two-host lossy pairs;
+#   negative control: the unpatched driver changed to the 2017 rule
+#                   (negative-control.sh), boot test on the normal kernel.
+# Lanes run two at a time (a single-threaded TCG guest takes one core).
+# A series scenario that fails is rerun with the unpatched driver on the
+# same kernel (triage: is it ours?). Then the report (stress-report.sh).
+# Usage: stress.sh [KERNEL:SCENARIO...]   (KERNEL: normal or debug; given
+#   scenarios replace the lanes, e.g. debug:reset-5 normal:mx-t16-h32)
+# Env: STRESS_UPSTREAM=triage (default) or all (every lane also with the
+#      unpatched driver, side by side); NETEM="profile ..." (netem args,
+#      '_' for ' '; empty: no lossy pairs); STRESS_BUDGET=SECONDS per lane
+#      (scenarios not started by then: "not run"); NEGATIVE=0 skips the
+#      negative control.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-drivers=${DRIVERS:-upstream series}
-netem=${NETEM-delay_1ms loss_1%_delay_1ms loss_5%_delay_1ms}
-"$TOP/scripts/host/build-baseline.sh"
-root_of() { if [ "$1" = upstream ]; then echo "$UP_MODROOT"; else echo "$MODROOT"; fi; }
-# Lockdep, KASAN and kmemleak need memory; a big log buffer keeps every
-# scenario's dmesg.
-export MEM=${MEM:-2048} APPEND="log_buf_len=16M"
+upstream=${STRESS_UPSTREAM:-triage}
+case "$upstream" in triage | all) ;; *) die "STRESS_UPSTREAM must be triage or all, not '$upstream'" ;; esac
+netem=${NETEM-loss_1%_delay_1ms loss_5%_delay_1ms}
+S=$LOGS/stress
+T0=$SECONDS
+elapsed() { printf '%dm%02ds' $(((SECONDS - T0) / 60)) $(((SECONDS - T0) % 60)); }
 
-# The scenario names go in a file the guest reads over the 9p root: the
-# kernel command line carries at most 32 arguments to init.
-args=()
-[ "${STRESS_BUDGET:-0}" = 0 ] || args=("budget=$STRESS_BUDGET")
+# What runs where. Lane: name|variant|scenarios.
+CORNERS="mx-t16-h16 mx-t17-h256 mx-t256-h256 mx-t32-h128"
+lanes=(
+	"faults|debug|reset-20 port-readd-3 fatal-3 disconnect-io $CORNERS"
+	"cycles|debug|rmmod-50 connect-200"
+	"matrix||$(VARIANT='' bash "$TOP/scripts/guest/stress.sh" list-matrix)"
+)
 if [ $# -gt 0 ]; then
-	printf '%s\n' "$@" >"$LOGS/stress-scenarios.txt"
-	args+=("list=$LOGS/stress-scenarios.txt")
+	lanes=()
+	for k in normal debug; do
+		scn=$(printf '%s\n' "$@" | sed -n "s/^$k://p" | paste -sd' ')
+		[ -z "$scn" ] || lanes+=("chosen-$k|${k/normal/}|$scn")
+	done
+	[ ${#lanes[@]} -gt 0 ] || die "scenarios must be named KERNEL:SCENARIO (normal: or debug:), not '$*'"
 fi
-log "queue-size matrix and faults ($drivers side by side)"
+# Kernel command line of each kernel variant's guests. Every checker of
+# config/debug.config stays on except where its cost buys nothing here
+# (measured: make bench-debug, see README): DMA-API debug checks no
+# mapping of rxe (a software device maps nothing), and kmemleak runs only
+# in the lane that scans for leaks. nvme_rdma's dev_dbg lines (CM and QP
+# events, queue sizing: DYNAMIC_DEBUG is in the debug kernel) say why a
+# queue was flushed.
+append_of() {
+	case "$1:$2" in
+	debug:cycles) echo "log_buf_len=16M nvme_rdma.dyndbg=+p dma_debug=off" ;;
+	debug:*) echo "log_buf_len=16M nvme_rdma.dyndbg=+p dma_debug=off kmemleak=off" ;;
+	*) echo "log_buf_len=16M" ;;
+	esac
+}
+modroot_of() { # VARIANT DRIVER
+	local s=${BASE#linux-}${1:+-$1}
+	if [ "$2" = upstream ]; then echo "$BUILD/modroot-$s-upstream"; else echo "$BUILD/modroot-$s"; fi
+}
+
+rm -rf "$S"
+mkdir -p "$S"
+log "phase 1/5: kernels (normal, debug) [$(elapsed)]"
+# Only the kernels something runs on.
+need=" ${lanes[*]} "
+[ -z "$netem" ] || need+=" |debug| "
+[ "${NEGATIVE:-1}" = 0 ] || need+=" || "
+[[ $need != *"||"* ]] || MODROOT='' VARIANT='' "$TOP/scripts/host/build-kernel.sh"
+[[ $need != *"|debug|"* ]] || MODROOT='' VARIANT=debug "$TOP/scripts/host/build-kernel.sh"
+if [ "$upstream" = all ]; then
+	MODROOT='' VARIANT='' "$TOP/scripts/host/build-baseline.sh"
+	MODROOT='' VARIANT=debug "$TOP/scripts/host/build-baseline.sh"
+fi
+if [ "${NEGATIVE:-1}" = 1 ]; then
+	MODROOT='' VARIANT='' "$TOP/scripts/host/build-baseline.sh" 2017rule "$TOP/tests/negative-control/2017-rule.diff"
+fi
+
+# run_lane NAME VARIANT DRIVER SCENARIO...: one guest, its logs in
+# $LOGS/stress-NAME-DRIVER/.
+run_lane() {
+	local name=$1 variant=$2 driver=$3 args=()
+	shift 3
+	printf '%s\n' "$@" >"$S/$name-$driver.scenarios"
+	[ "${STRESS_BUDGET:-0}" = 0 ] || args=("budget=$STRESS_BUDGET")
+	echo "${variant:-normal}" >"$S/$name-$driver.variant"
+	VARIANT=$variant MODROOT=$(modroot_of "$variant" "$driver") MEM=2048 \
+		APPEND="$(append_of "${variant:-normal}" "$name")" \
+		"$TOP/scripts/host/boot.sh" "stress-$name-$driver" "${STRESS_TIMEOUT:-7200}" \
+		"$TOP/scripts/guest/stress.sh" ${args[@]+"${args[@]}"} "list=$S/$name-$driver.scenarios" \
+		>"$S/$name-$driver.boot.log" 2>&1 || true
+}
+
+# Two at a time: the queue of jobs is "lane|variant|driver|scenarios".
+jobs_q=()
+for l in "${lanes[@]}"; do
+	IFS='|' read -r name variant scn <<<"$l"
+	jobs_q+=("$name|$variant|series|$scn")
+	[ "$upstream" = all ] && jobs_q+=("$name|$variant|upstream|$scn")
+done
+[ "${NEGATIVE:-1}" = 1 ] && jobs_q+=("negative|||")
+
+# Every 5 minutes: per running guest, scenarios done and the last result.
+next_progress=$((SECONDS + 300))
+progress() {
+	local f n last
+	[ $SECONDS -ge $next_progress ] || return 0
+	next_progress=$((SECONDS + 300))
+	for f in "$LOGS"/stress-*/console.log; do
+		if [ ! -f "$f" ] || [ -f "${f%/console.log}/rc" ]; then continue; fi
+		n=$(grep -ac '^RESULT: ' "$f" || true)
+		last=$(grep -a '^RESULT: ' "$f" | tail -1 || true)
+		log "  $(basename "$(dirname "$f")"): ${n:-0} done${last:+, last: ${last#RESULT: }} [$(elapsed)]"
+	done
+}
+
+log "phase 2/5: lanes, two at a time: ${jobs_q[*]%%|*} [$(elapsed)]"
 pids=()
-for d in $drivers; do
-	MODROOT=$(root_of "$d") "$TOP/scripts/host/boot.sh" "stress-$d" "${STRESS_TIMEOUT:-14400}" \
-		"$TOP/scripts/guest/stress.sh" ${args[@]+"${args[@]}"} &
+for j in "${jobs_q[@]}"; do
+	while [ ${#pids[@]} -ge 2 ]; do
+		for k in "${!pids[@]}"; do
+			kill -0 "${pids[$k]}" 2>/dev/null && continue
+			wait "${pids[$k]}" || true
+			unset "pids[$k]"
+		done
+		pids=(${pids[@]+"${pids[@]}"})
+		[ ${#pids[@]} -lt 2 ] || { sleep 20; progress; }
+	done
+	IFS='|' read -r name variant driver scn <<<"$j"
+	log "  start: $name ${variant:-normal} kernel, $driver driver [$(elapsed)]"
+	if [ "$name" = negative ]; then
+		("$TOP/scripts/host/negative-control.sh" >"$S/negative.log" 2>&1 || true) &
+	else
+		# shellcheck disable=SC2086 # one scenario per word
+		run_lane "$name" "$variant" "$driver" $scn &
+	fi
 	pids+=($!)
 done
-# Progress while the guests run: scenarios done and the last one's result.
-while sleep 60; do
-	running=0
-	for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && running=$((running + 1)); done
-	[ $running -gt 0 ] || break
-	for d in $drivers; do
-		last=$(grep -a '^RESULT: ' "$LOGS/stress-$d/console.log" 2>/dev/null | tail -1 || true)
-		n=$(grep -ac '^RESULT: ' "$LOGS/stress-$d/console.log" 2>/dev/null || true)
-		log "  $d: ${n:-0} scenarios done${last:+, last: ${last#RESULT: }}"
-	done
+while [ ${#pids[@]} -gt 0 ]; do
+	kill -0 "${pids[0]}" 2>/dev/null && { sleep 20; progress; continue; }
+	wait "${pids[0]}" || true
+	pids=("${pids[@]:1}")
 done
-for p in "${pids[@]}"; do wait "$p" || true; done
 
-# The lossy pairs take two guests each: one driver after the other, the
-# series first (its pair is what the run must prove).
-lossy_order=
-for d in $drivers; do
-	if [ "$d" = series ]; then lossy_order="$d $lossy_order"; else lossy_order+=" $d"; fi
-done
+# The lossy pairs take two guests each (both cores).
 if [ -n "$netem" ]; then
-	for d in $lossy_order; do
-		log "two-host lossy fabric, $d driver: $netem"
+	log "phase 3/5: two-host lossy fabric, debug kernel: $netem [$(elapsed)]"
+	drivers=series
+	[ "$upstream" = all ] && drivers="series upstream"
+	for d in $drivers; do
 		# shellcheck disable=SC2086 # one profile per word
-		"$TOP/scripts/host/lossy.sh" "lossy-$d" "$(root_of "$d")" $netem || true
+		VARIANT=debug APPEND="$(append_of debug lossy)" \
+			"$TOP/scripts/host/lossy.sh" "lossy-$d" "$(modroot_of debug "$d")" $netem \
+			>"$S/lossy-$d.log" 2>&1 || true
 	done
 fi
-# shellcheck disable=SC2086 # one driver per word
-"$TOP/scripts/host/stress-report.sh" $drivers
+
+# Triage: every series scenario that did not pass, again with the
+# unpatched driver on the same kernel, one guest per kernel variant.
+log "phase 4/5: triage [$(elapsed)]"
+if [ "$upstream" = triage ]; then
+	for variant in "" debug; do
+		failed=()
+		for l in "${lanes[@]}"; do
+			IFS='|' read -r name v _ <<<"$l"
+			[ "$v" = "$variant" ] || continue
+			f=$LOGS/stress-$name-series/stress.tsv
+			mapfile -t -O ${#failed[@]} failed < <(
+				# planned but without a passing result
+				comm -23 <(sort "$S/$name-series.scenarios") \
+					<(awk -F'\t' 'NR > 1 && $2 == "pass" { print $1 }' "$f" 2>/dev/null | sort))
+		done
+		[ ${#failed[@]} -gt 0 ] || continue
+		log "  ${variant:-normal} kernel: rerunning ${failed[*]} with the unpatched driver"
+		MODROOT='' VARIANT=$variant "$TOP/scripts/host/build-baseline.sh"
+		run_lane "triage-${variant:-normal}" "$variant" upstream "${failed[@]}"
+	done
+	f=$LOGS/lossy-series-host/lossy.tsv
+	bad=
+	[ ! -f "$f" ] || bad=$(awk -F'\t' 'NR > 1 && $4 != "pass" { print $1 }' "$f" | sort -u | paste -sd' ')
+	# A pair that died before its table: every profile again.
+	[ -f "$f" ] || bad=$netem
+	if [ -n "$bad" ]; then
+		log "  lossy: rerunning $bad with the unpatched driver"
+		MODROOT='' VARIANT=debug "$TOP/scripts/host/build-baseline.sh"
+		# shellcheck disable=SC2086 # one profile per word
+		VARIANT=debug APPEND="$(append_of debug lossy)" \
+			"$TOP/scripts/host/lossy.sh" "lossy-upstream" "$(modroot_of debug upstream)" $bad \
+			>"$S/lossy-upstream.log" 2>&1 || true
+	fi
+fi
+
+log "phase 5/5: report [$(elapsed)]"
+elapsed >"$S/elapsed"
+"$TOP/scripts/host/stress-report.sh"
