@@ -27,7 +27,7 @@ put kmemleak "$kmemleak"
 # The switches as the kernel took them (a misspelt one is ignored).
 put prove_locking "$(cat /sys/module/lockdep/parameters/prove_locking 2>/dev/null || echo -)"
 put "dma-api disabled" "$(cat /sys/kernel/debug/dma-api/disabled 2>/dev/null || echo -)"
-put "debug objects pool used" "$(awk '/^pool_used/ { print $2 }' /sys/kernel/debug/debug_objects/stats 2>/dev/null || echo -)"
+put "debug objects pool used" "$(awk -F: '/^pool_used/ { gsub(/ /, "", $2); print $2 }' /sys/kernel/debug/debug_objects/stats 2>/dev/null || echo -)"
 put checkers "$(zcat /proc/config.gz | sed -nE 's/^CONFIG_(KASAN|UBSAN|PROVE_LOCKING|DMA_API_DEBUG|DEBUG_KMEMLEAK|DEBUG_OBJECTS)=y/\1/p' | paste -sd, | grep . || echo none)"
 
 # Guest seconds (instructions under icount) of a command, 3 decimals.

@@ -2,8 +2,8 @@
 # The quick stress subset of `make check` (series only, on the normal
 # kernel): queue-size clamps both ways, resets, a port removal, a target
 # fatal error, module cycles, connect cycles, and a
-# two-host pair at 1% loss. `make stress` runs the full matrix on the
-# debug kernel against both drivers.
+# two-host pair at 1% loss. `make stress` runs the full matrix, the
+# faults and cycles on the debug kernel, and the negative control.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

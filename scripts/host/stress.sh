@@ -43,16 +43,15 @@ if [ $# -gt 0 ]; then
 	[ ${#lanes[@]} -gt 0 ] || die "scenarios must be named KERNEL:SCENARIO (normal: or debug:), not '$*'"
 fi
 # Kernel command line of each kernel variant's guests. Every checker of
-# config/debug.config stays on except where its cost buys nothing here
-# (measured: make bench-debug, see README): DMA-API debug checks no
-# mapping of rxe (a software device maps nothing), and kmemleak runs only
-# in the lane that scans for leaks. nvme_rdma's dev_dbg lines (CM and QP
-# events, queue sizing: DYNAMIC_DEBUG is in the debug kernel) say why a
-# queue was flushed.
+# config/debug.config stays on except kmemleak, which doubles the cost of
+# an I/O under TCG (make bench-debug, README) and runs only in the lane
+# that scans for leaks. nvme_rdma's dev_dbg lines (CM and QP events, queue
+# sizing: DYNAMIC_DEBUG is in the debug kernel) say why a queue was
+# flushed.
 append_of() {
 	case "$1:$2" in
-	debug:cycles) echo "log_buf_len=16M nvme_rdma.dyndbg=+p dma_debug=off" ;;
-	debug:*) echo "log_buf_len=16M nvme_rdma.dyndbg=+p dma_debug=off kmemleak=off" ;;
+	debug:cycles) echo "log_buf_len=16M nvme_rdma.dyndbg=+p" ;;
+	debug:*) echo "log_buf_len=16M nvme_rdma.dyndbg=+p kmemleak=off" ;;
 	*) echo "log_buf_len=16M" ;;
 	esac
 }
