@@ -32,8 +32,12 @@ CORNERS="mx-t16-h16 mx-t17-h256 mx-t256-h256 mx-t32-h128"
 lanes=(
 	"faults|debug|reset-20 port-readd-3 fatal-3 disconnect-io $CORNERS"
 	"cycles|debug|rmmod-50 connect-200"
-	"matrix||$(VARIANT='' bash "$TOP/scripts/guest/stress.sh" list-matrix)"
+	"matrix||$(bash "$TOP/scripts/guest/stress.sh" list-matrix | paste -sd' ')"
 )
+# The default plan: the whole matrix on the normal kernel, the corners on
+# the debug one.
+[ "$(printf '%s\n' "${lanes[@]}" | grep -o 'mx-t[0-9]*-h[0-9]*' | sort -u | wc -l)" -eq 24 ] ||
+	die "the matrix lane does not hold the 24 queue-size cases"
 if [ $# -gt 0 ]; then
 	lanes=()
 	for k in normal debug; do
