@@ -76,7 +76,7 @@ if [ -f "$S/negative.log" ]; then
 	f=$LOGS/negative-control.tsv
 	if [ -f "$f" ]; then
 		r=$(awk -F'\t' 'NR > 1 && $2 == "FAIL" { bad = 1 } END { print bad ? "FAIL" : "pass" }' "$f")
-		o=$(awk -F'\t' 'NR == 2 { print $2 ": " $3 } NR > 2 { printf "; %s: %s (%s)", $1, $2, $3 }' "$f")
+		o=$(awk -F'\t' 'NR == 2 { printf "%s: %s", $2, $3 } NR > 2 { printf "; %s: %s (%s)", $1, $2, $3 }' "$f")
 	else
 		r=FAIL o="no result: $(tail -1 "$S/negative.log")"
 	fi

@@ -183,8 +183,11 @@ if [ "$upstream" = triage ]; then
 	f=$LOGS/lossy-series-host/lossy.tsv
 	bad=
 	[ ! -f "$f" ] || bad=$(awk -F'\t' 'NR > 1 && $4 != "pass" { print $1 }' "$f" | sort -u | paste -sd' ')
-	# A pair that died before its table: every profile again.
-	[ -f "$f" ] || bad=$netem
+	# A pair that died before its table, or a guest whose own checks
+	# (dmesg) failed: every profile again.
+	if [ ! -f "$f" ] || [ -f "$LOGS/lossy-series-host/error" ] || [ -f "$LOGS/lossy-series-target/error" ]; then
+		bad=$netem
+	fi
 	if [ -n "$bad" ]; then
 		log "  lossy: rerunning $bad with the unpatched driver"
 		MODROOT='' VARIANT=debug "$TOP/scripts/host/build-baseline.sh"
