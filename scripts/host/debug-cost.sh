@@ -16,26 +16,26 @@ set -euo pipefail
 # (DEBUG_KMEMLEAK_AUTO_SCAN: one full scan every 10 minutes) is priced by
 # timing one scan.
 off_all="lockdep.prove_locking=0 dma_debug=off no_debug_objects kmemleak=off"
-# label|variant|kernel command line|kmemleak scan
+# label|variant|kernel command line
 cases=(
-	"normal kernel|||off"
-	"debug: KASAN+UBSAN only (every switch off)|debug|$off_all|off"
-	"debug: KASAN+UBSAN + lockdep|debug|${off_all/lockdep.prove_locking=0 /}|off"
-	"debug: KASAN+UBSAN + DMA-API debug|debug|${off_all/dma_debug=off /}|off"
-	"debug: KASAN+UBSAN + DEBUG_OBJECTS|debug|${off_all/no_debug_objects /}|off"
-	"debug: KASAN+UBSAN + kmemleak (scan off)|debug|${off_all/ kmemleak=off/}|off"
-	"debug: all on, kmemleak scan off|debug||off"
+	"normal kernel||"
+	"debug: KASAN+UBSAN only (every switch off)|debug|$off_all"
+	"debug: KASAN+UBSAN + lockdep|debug|${off_all/lockdep.prove_locking=0 /}"
+	"debug: KASAN+UBSAN + DMA-API debug|debug|${off_all/dma_debug=off /}"
+	"debug: KASAN+UBSAN + DEBUG_OBJECTS|debug|${off_all/no_debug_objects /}"
+	"debug: KASAN+UBSAN + kmemleak (scan off)|debug|${off_all/ kmemleak=off/}"
+	"debug: all on, kmemleak scan off|debug|"
 )
 # CASES="0 3": run only those (the table shows every case with results).
 
 run_case() {
-	local i=$1 label variant append scan
-	IFS='|' read -r label variant append scan <<<"${cases[$i]}"
+	local i=$1 label variant append
+	IFS='|' read -r label variant append <<<"${cases[$i]}"
 	local t0=$SECONDS
 	VARIANT=$variant ICOUNT=1 MEM=2048 APPEND="$append" \
 		MODROOT=$BUILD/modroot-${BASE#linux-}${variant:+-$variant} \
 		"$TOP/scripts/host/boot.sh" "debug-cost-$i" 3600 \
-		"$TOP/scripts/guest/debug-cost.sh" "kmemleak-scan=$scan" >"$LOGS/debug-cost-$i.log" 2>&1 ||
+		"$TOP/scripts/guest/debug-cost.sh" >"$LOGS/debug-cost-$i.log" 2>&1 ||
 		log "case $i ($label) failed: $(cat "$LOGS/debug-cost-$i/error" 2>/dev/null || tail -1 "$LOGS/debug-cost-$i.log")"
 	echo $((SECONDS - t0)) >"$LOGS/debug-cost-$i.wall"
 }
@@ -74,7 +74,7 @@ rel() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1
 	echo "| case | kernel command line | 4k randwrite IOPS | slowdown | 128k write IOPS | slowdown | connect+disconnect s | kmemleak scan s | seen: prove_locking, dma-api disabled, debugobj pool, kmemleak | host wall s |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
 	for i in "${!cases[@]}"; do
-		IFS='|' read -r label _ append _ <<<"${cases[$i]}"
+		IFS='|' read -r label _ append <<<"${cases[$i]}"
 		a=$(val "$i" "4k randwrite qd16 IOPS") b=$(val "$i" "128k write qd8 IOPS")
 		[ -f "$LOGS/debug-cost-$i/error" ] && label="$label (FAILED: $(head -1 "$LOGS/debug-cost-$i/error"))"
 		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "${append:-(none)}" \
