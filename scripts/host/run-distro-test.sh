@@ -6,6 +6,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# The guest runs the host's userspace: dpkg -i in the guest needs the
+# host's dkms (dh-dkms, which builds the package, does not pull it in).
+"$TOP/scripts/host/deps.sh" dkms
 deb=$("$TOP/scripts/host/build-dkms-deb.sh")
 version=$(cat "$TOP/dkms/VERSION")
 kver=$("$TOP/scripts/host/distro-kernel.sh")
