@@ -15,7 +15,7 @@ rc=0
 {
 	cat "$LOGS/stress-quick/stress.tsv" 2>/dev/null
 	tail -n +2 "$LOGS/lossy-quick-host/lossy.tsv" 2>/dev/null |
-		awk -F'\t' -v OFS='\t' '{ print "lossy " $1 " port " $2, $4, $5, "-", $7, "host retries " $6 }'
+		awk -F'\t' -v OFS='\t' '{ print "lossy " $1 " port " $2, $4, $5, "-", $7, "host retries " $6 ", " $8 }'
 } | column -t -s "$(printf '\t')"
 [ $rc -eq 0 ] || die "quick stress failed (logs: $LOGS/stress-quick, $LOGS/lossy-quick-*)"
 log "quick stress: every scenario passed"
