@@ -105,6 +105,7 @@ stress-report:
 bench-debug: tree
 	@$(H)/build-kernel.sh
 	@VARIANT=debug MODROOT='' $(H)/build-kernel.sh
+	@VARIANT=kasan MODROOT='' $(H)/build-kernel.sh
 	@$(H)/debug-cost.sh
 
 negative-control: build

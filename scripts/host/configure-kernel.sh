@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Configure $OBJ for $BASE: defconfig + kvm_guest.config + config/base.config,
-# config/$BASE.config, config/$VARIANT.config (debug, mlx5), the KUnit
+# config/$BASE.config, config/$VARIANT.config (debug, kasan, mlx5), the KUnit
 # fragment once the series adds the suite, and any extra fragments given.
 # Fails if an option did not survive olddefconfig.
 # Usage: configure-kernel.sh [fragment...]
@@ -12,6 +12,8 @@ mkdir -p "$OBJ" "$LOGS"
 frags=("$TOP/config/base.config")
 [ ! -f "$TOP/config/$BASE.config" ] || frags+=("$TOP/config/$BASE.config")
 frags+=("$@")
+# kasan.config only takes UBSAN out of debug.config.
+[ "$VARIANT" != kasan ] || frags+=("$TOP/config/debug.config")
 [ -z "$VARIANT" ] || frags+=("$TOP/config/$VARIANT.config")
 grep -qs 'config NVME_RDMA_KUNIT_TEST' "$TREE/drivers/nvme/host/Kconfig" &&
 	frags+=("$TOP/config/kunit.config")

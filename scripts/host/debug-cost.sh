@@ -3,11 +3,12 @@
 # config/debug.config costs under TCG. One debug kernel: the checkers that
 # have a boot switch (lockdep's prove_locking, DMA-API debug, debug objects,
 # kmemleak) are turned off or on one at a time on the kernel command line;
-# KASAN and UBSAN are built in and measured together, against the normal
-# kernel. Every guest runs under icount (guest time counts instructions,
-# so the figures repeat across boots whatever the host is doing); two run
-# side by side. Prints a table and writes $LOGS/debug-cost.md.
-# Needs both kernels built: make build; VARIANT=debug make build.
+# KASAN and UBSAN have no switch: they are measured together (the debug
+# kernel) and KASAN alone (VARIANT=kasan, the debug kernel without UBSAN),
+# against the normal kernel. Every guest runs under icount (guest time
+# counts instructions, so the figures repeat across boots whatever the host
+# is doing); two run side by side. Prints a table and writes $LOGS/debug-cost.md.
+# Needs the kernels built: make build; VARIANT=debug (and kasan) make build.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -25,6 +26,7 @@ cases=(
 	"debug: KASAN+UBSAN + DEBUG_OBJECTS|debug|${off_all/no_debug_objects /}"
 	"debug: KASAN+UBSAN + kmemleak (scan off)|debug|${off_all/ kmemleak=off/}"
 	"debug: all on, kmemleak scan off|debug|"
+	"debug without UBSAN: KASAN only (every switch off)|kasan|$off_all"
 )
 # CASES="0 3": run only those (the table shows every case with results).
 
@@ -45,7 +47,7 @@ run=${CASES:-${!cases[*]}}
 for i in $run; do
 	IFS='|' read -r _ variant _ <<<"${cases[$i]}"
 	o=$BUILD/obj-${BASE#linux-}${variant:+-$variant}
-	[ -f "$o/arch/x86/boot/bzImage" ] || die "no kernel in $o: run 'make build' and 'VARIANT=debug make build'"
+	[ -f "$o/arch/x86/boot/bzImage" ] || die "no kernel in $o: run 'make build' and 'VARIANT=${variant:-debug} make build'"
 done
 log "boots ($run), two at a time (icount TCG)"
 pids=()

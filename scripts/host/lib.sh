@@ -42,10 +42,12 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # VARIANT=debug (config/debug.config) or mlx5 (config/mlx5.config, for
 # boot tests on ConnectX hardware): the same kernel plus that fragment, in
 # its own object tree and module root, so the builds stay warm side by side.
+# VARIANT=kasan: debug.config then kasan.config (UBSAN off), for make
+# bench-debug to price KASAN and UBSAN apart.
 VARIANT=${VARIANT:-}
 case "$VARIANT" in
-"" | debug | mlx5) ;;
-*) die "unknown VARIANT '$VARIANT' (want empty, debug or mlx5)" ;;
+"" | debug | kasan | mlx5) ;;
+*) die "unknown VARIANT '$VARIANT' (want empty, debug, kasan or mlx5)" ;;
 esac
 SUFFIX=${BASE#linux-}${VARIANT:+-$VARIANT}
 TREE=$BUILD/$BASE
