@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Benchmark (make bench-debug): what each debug checker of
-# config/debug.config costs under TCG. One debug kernel: the checkers that
+# config/debug.config costs under TCG. On the debug kernel the checkers that
 # have a boot switch (lockdep's prove_locking, DMA-API debug, debug objects,
 # kmemleak) are turned off or on one at a time on the kernel command line;
 # KASAN and UBSAN have no switch: they are measured together (the debug
 # kernel) and KASAN alone (VARIANT=kasan, the debug kernel without UBSAN),
 # against the normal kernel. Every guest runs under icount (guest time
 # counts instructions, so the figures repeat across boots whatever the host
-# is doing); two run side by side. Prints a table and writes $LOGS/debug-cost.md.
+# is doing); two run side by side. Prints a table and writes
+# $LOGS/debug-cost.md.
 # Needs the kernels built: make build; VARIANT=debug (and kasan) make build.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -47,7 +48,7 @@ run=${CASES:-${!cases[*]}}
 for i in $run; do
 	IFS='|' read -r _ variant _ <<<"${cases[$i]}"
 	o=$BUILD/obj-${BASE#linux-}${variant:+-$variant}
-	[ -f "$o/arch/x86/boot/bzImage" ] || die "no kernel in $o: run 'make build' and 'VARIANT=${variant:-debug} make build'"
+	[ -f "$o/arch/x86/boot/bzImage" ] || die "no kernel in $o: run '${variant:+VARIANT=$variant }make build'"
 done
 log "boots ($run), two at a time (icount TCG)"
 pids=()
