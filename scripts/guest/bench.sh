@@ -1,0 +1,286 @@
+#!/bin/bash
+# The bench (guest side, one boot of make bench): soft-RoCE fabric, nvmet on
+# a memory-backed null_blk, nvme connect, then one fio run per row of
+# bench_rows with the driver's call counters read before and after it.
+# Nothing is verified here (make check does that): the rows measure the
+# workload they name, a write row writes and a read row reads. Every run
+# is checked for what would make its figures meaningless (a counter that
+# cannot count, a command count that does not match the responses, a
+# polled row that never polled, credits not back at idle), and the dmesg
+# scan runs at the end; any of these fails the boot.
+# Usage: bench.sh DRIVER [IOS [ROWS]]   (guest side; init.sh runs it)
+#        bench.sh list [ROWS]          (print the rows, any host)
+#   DRIVER: series or upstream, the driver modprobe must load.
+#   IOS: 4k I/Os per row (default 16384; 128k rows do IOS/16), split
+#   evenly between the jobs of a row.
+#   ROWS: only the rows whose name contains one of these comma-separated
+#   strings (for debugging; the host report marks the run partial).
+# Writes $OUT/bench-raw.tsv (one line per row, raw call counts, see the
+# header below), $OUT/wall/ROW.start and .end (created just before fio
+# starts and just after it exits: the host reads their mtimes, which are
+# the host's clock), $OUT/fio/*.json, $OUT/info, $OUT/guest-seconds.
+set -euo pipefail
+
+# bench_rows: one line per row, "name conn rw bs engine iodepth batch jobs".
+# conn: d = port 1 (target default queue size), 2 I/O queues (one per vCPU);
+# q1 = port 1 with one I/O queue (--nr-io-queues 1: both vCPUs share it);
+# poll = port 1 plus one poll queue (--nr-poll-queues 1, fio --hipri);
+# p2 = port 2 (param_max_queue_size 16). iodepth and batch are per job;
+# batch is fio's iodepth_batch_submit and iodepth_batch_complete_min.
+bench_rows() {
+	local rw qd
+	for rw in randread randwrite; do
+		echo "4k-$rw-uring-qd1 d $rw 4k io_uring 1 1 1"
+		for qd in 8 32 128; do
+			echo "4k-$rw-uring-qd$qd-b1 d $rw 4k io_uring $qd 1 1"
+			echo "4k-$rw-uring-qd$qd-b$((qd / 2)) d $rw 4k io_uring $qd $((qd / 2)) 1"
+		done
+		echo "4k-$rw-libaio-qd32 d $rw 4k libaio 32 1 1"
+	done
+	echo "128k-write-uring-qd32-b16 d write 128k io_uring 32 16 1"
+	for rw in randread randwrite; do
+		echo "4k-$rw-1q-1job-qd32 q1 $rw 4k io_uring 32 1 1"
+		echo "4k-$rw-1q-2jobs-qd16 q1 $rw 4k io_uring 16 1 2"
+	done
+	for rw in randread randwrite; do
+		echo "4k-$rw-poll-qd32 poll $rw 4k io_uring 32 1 1"
+	done
+	for rw in randread randwrite; do
+		echo "4k-$rw-uring-qd32-b1 p2 $rw 4k io_uring 32 1 1"
+		echo "4k-$rw-uring-qd32-b16 p2 $rw 4k io_uring 32 16 1"
+		echo "4k-$rw-libaio-qd32 p2 $rw 4k libaio 32 1 1"
+	done
+}
+# bench_plan [ROWS]: bench_rows, only those whose name contains one of
+# the comma-separated strings ROWS (all without ROWS).
+bench_plan() {
+	bench_rows | awk -v pat="${1:-}" 'BEGIN { n = split(pat, p, ",") }
+		{ if (n == 0) { print; next } for (k = 1; k <= n; k++) if (p[k] != "" && index($1, p[k])) { print; next } }'
+}
+if [ "${1:-}" = list ]; then
+	bench_plan "${2:-}"
+	exit 0
+fi
+
+. "$(dirname "$0")/lib.sh"
+want=${1:?usage: bench.sh series|upstream [IOS [ROWS]]}
+IOS=${2:-16384}
+ROWS=${3:-}
+case "$want" in series | upstream) ;; *) fail "bench.sh: driver '$want' is neither series nor upstream" ;; esac
+if ! [[ $IOS =~ ^[0-9]+$ ]] || [ "$IOS" -lt 64 ]; then
+	fail "bench.sh: IOS '$IOS' is not a number of at least 64"
+fi
+# The 4k rows' random region, and the 128k rows' sequential one (both
+# written once before the first row, so reads read written blocks).
+REGION4K=64M REGION128K=128M
+SQ_SNAPSHOTS=0
+
+{
+	echo "kernel $(uname -r)"
+	echo "nvme-cli $(nvme version | awk '{print $3; exit}')"
+	echo "fio $(fio --version)"
+	echo "vcpus $(nproc)"
+	echo "ios $IOS"
+	echo "rows ${ROWS:-all}"
+} >"$OUT/info"
+[ "$(nproc)" -ge 2 ] || fail "the bench needs two vCPUs (the 2-job rows), the guest has $(nproc)"
+
+setup_fabric
+setup_target 1:0 2:16
+setup_host
+KIND=$(driver_kind)
+[ "$KIND" = "$want" ] || fail "modprobe nvme_rdma loaded the $KIND driver ($(modinfo -n nvme_rdma)), expected $want"
+echo "driver $KIND $(modinfo -n nvme_rdma)" >>"$OUT/info"
+
+# The counters: lib.sh's (queue_rq, send posts, send and recv CQEs,
+# LOCAL_INVs) and three more of the bench's own, each required with both
+# drivers (a function missing from kallsyms fails the boot, naming it):
+#   bench_post_recv: nvme_rdma_post_recv, every ib_post_recv the driver
+#     makes. It can be inlined (gcc kept it out of line in Debian's builds
+#     of both drivers); an out-of-line copy may still be inlined at a call
+#     site, so every row also checks that recv posts equal recv CQEs (each
+#     response's buffer is posted again from nvme_rdma_recv_done): a hot
+#     call site inlined fails the first row.
+#   bench_reg_mr: ib_mr_pool_get (ib_core, exported, so never inlined into
+#     the driver): one MR taken per REG_MR WR the host posts. The target
+#     takes none on rxe: rdma_rw registers MRs only for iWARP, devices with
+#     max_sgl_rd, or ib_core.force_mr. Upstream has no other way to count
+#     its REG_MRs (chained unsignaled in front of the SEND).
+#   bench_poll: nvme_rdma_poll (blk-mq ->poll, called through a pointer).
+TRACING=/sys/kernel/tracing
+bench_probe() {
+	local name=$1 fn=$2 syms s n=0
+	syms=$(kallsyms_copies "$fn")
+	[ -n "$syms" ] ||
+		fail "counter: $fn, required by the bench with the $KIND driver, is not in /proc/kallsyms (inlined?): its calls cannot be counted"
+	for s in $syms; do
+		echo "p:benchcnt/$name${n#0} $s" >>$TRACING/kprobe_events || fail "kprobe on $s refused"
+		n=__$((${n#__} + 1))
+	done
+}
+counters_arm
+bench_probe bench_post_recv nvme_rdma_post_recv
+bench_probe bench_reg_mr ib_mr_pool_get
+bench_probe bench_poll nvme_rdma_poll
+echo 1 >$TRACING/events/benchcnt/enable || fail "enabling the bench's kprobe counters failed"
+echo "$CNT_INFO; bench: nvme_rdma_post_recv (recv posts), ib_mr_pool_get (REG_MRs), nvme_rdma_poll" >>"$OUT/info"
+
+# snap FILE: every counter's calls so far, "name calls" per line.
+snap() {
+	{
+		counters_read
+		awk '$1 ~ /^bench_/ { n = $1; sub(/__[0-9]+$/, "", n); c[n] += $2 + $3 }
+		     END { for (n in c) print n, c[n] }' $TRACING/kprobe_profile
+	} >"$1"
+}
+# extra BEFORE AFTER: "post_recv reg_mr poll" calls between two snaps.
+extra() {
+	awk -v fb="$1" 'BEGIN { while ((getline l < fb) > 0) { split(l, a, " "); b[a[1]] = a[2] } }
+	{ d[$1] = $2 - b[$1] }
+	END { printf "%d %d %d\n", d["bench_post_recv"], d["bench_reg_mr"], d["bench_poll"] }' "$2"
+}
+
+# within A B: A is B within 2% + 2 (a keepalive or an AER may cross a
+# snapshot; the same tolerance as the boot test's bounds).
+within() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * 0.02 + 2) }'; }
+
+CTRL='' DEV='' MAP=''
+conn_open() {
+	local conn=$1 port=1 mark
+	local opts=()
+	case "$conn" in
+	d) ;;
+	q1) opts=(--nr-io-queues 1) ;;
+	poll) opts=(--nr-poll-queues 1) ;;
+	p2) port=2 ;;
+	*) fail "unknown connection '$conn'" ;;
+	esac
+	mark=$(dmesg | wc -l)
+	CTRL=$(connect "$port" "${opts[@]}")
+	DEV=$(ns_dev "$CTRL" 1)
+	[ -n "$DEV" ] || fail "no namespace 1 of $NQN on $CTRL"
+	# nvme-rdma says how it mapped its queues (default/read/poll).
+	MAP=$(dmesg | tail -n +$((mark + 1)) | grep -o "$CTRL: mapped [0-9/]* default/read/poll" | tail -1 | awk '{ print $3 }' || true)
+	case "$conn:$MAP" in
+	q1:1/0/0 | poll:*/1 | d:*/0 | p2:*/0) ;;
+	*) fail "$CTRL ($conn, port $port): queues mapped '${MAP:-?}' default/read/poll, not what the rows need" ;;
+	esac
+	if [ "$conn" = poll ] && [ "$(sysattr "/sys/block/$DEV/queue/io_poll")" != 1 ]; then
+		fail "/dev/$DEV does not poll (io_poll is not 1)"
+	fi
+	phase "connected $CTRL ($conn) on port $port, sqsize $(cat "/sys/class/nvme/$CTRL/sqsize"), queues $MAP, /dev/$DEV"
+	echo "conn $conn port $port ctrl $CTRL sqsize $(cat "/sys/class/nvme/$CTRL/sqsize") queues $MAP" >>"$OUT/info"
+}
+
+# Both regions written once, so that every read reads written blocks and
+# the measured rows see the same null_blk state in every boot.
+fill() {
+	phase "fill: $REGION128K sequential 128k writes on /dev/$DEV"
+	step 900 fio --eta=never --name=fill --filename="/dev/$DEV" --direct=1 \
+		--ioengine=libaio --rw=write --bs=128k --iodepth=8 --size=$REGION128K \
+		--output="$OUT/fio/fill.txt" || fail "fill fio failed"
+}
+
+# run_row I N NAME CONN RW BS ENGINE QD BATCH JOBS
+run_row() {
+	local i=$1 total=$2 name=$3 conn=$4 rw=$5 bs=$6 engine=$7 qd=$8 batch=$9 jobs=${10}
+	local port=1 json=$OUT/fio/$i-$3.json poll=0 n before after sqb sqa sq ios ms
+	local rq posts send recv inv prc regmr polls stalls wrs credits
+	local args=(--name="$name" --filename="/dev/$DEV" --direct=1 --eta=never
+		--output-format=json --output="$json" --rw="$rw" --bs="$bs"
+		--ioengine="$engine" --iodepth="$qd"
+		--iodepth_batch_submit="$batch" --iodepth_batch_complete_min="$batch")
+	[ "$conn" = p2 ] && port=2
+	if [ "$conn" = poll ]; then
+		args+=(--hipri)
+		poll=1
+	fi
+	case "$rw" in rand*) args+=(--randrepeat=1 --norandommap) ;; esac
+	# I/Os per job (the 128k rows do a 16th of the 4k rows' count).
+	if [ "$bs" = 4k ]; then
+		n=$((IOS / jobs))
+		args+=(--size="$REGION4K" --io_size="$((n * 4))k")
+	else
+		n=$((IOS / 16 / jobs))
+		args+=(--size="$REGION128K" --io_size="$((n * 128))k")
+	fi
+	# Pinned: one job on vCPU 0, two jobs one on each vCPU.
+	if [ "$jobs" = 1 ]; then
+		args+=(--cpus_allowed=0)
+	else
+		args+=(--numjobs="$jobs" --cpus_allowed=0-$((jobs - 1)) --cpus_allowed_policy=split)
+	fi
+	sq=$(cat "/sys/class/nvme/$CTRL/sqsize")
+	phase "row $i/$total $name (port $port, $conn)"
+	before=$(mktemp) after=$(mktemp) sqb=$(mktemp) sqa=$(mktemp)
+	sq_read "$CTRL" >"$sqb"
+	snap "$before"
+	: >"$OUT/wall/$i.start"
+	step 900 fio "${args[@]}" || fail "fio $name on port $port failed"
+	: >"$OUT/wall/$i.end"
+	snap "$after"
+	sq_read "$CTRL" >"$sqa"
+	read -r ios ms < <(python3 -c '
+import json, sys
+ios = ms = 0
+for j in json.load(open(sys.argv[1]))["jobs"]:
+    ios += j["read"]["total_ios"] + j["write"]["total_ios"]
+    ms = max(ms, j["read"]["runtime"], j["write"]["runtime"], j["job_runtime"])
+print(ios, ms)' "$json")
+	if [ "$ios" -le 0 ] || [ "$ms" -le 0 ]; then
+		fail "fio $name did no I/O ($ios I/Os in $ms ms)"
+	fi
+	read -r rq posts send recv inv < <(counters_delta "$before" "$after")
+	read -r prc regmr polls < <(extra "$before" "$after")
+	# Series: WRs posted and dispatches refused for want of credits, from
+	# its debugfs accounting (every queue, admin included).
+	stalls=- wrs=-
+	if [ -s "$sqa" ]; then
+		read -r wrs stalls < <(sq_delta "$sqb" "$sqa" | awk '{ w += $4 + $5; s += $6 } END { print w + 0, s + 0 }')
+	elif [ "$KIND" = series ]; then
+		fail "$name: the series is loaded and /sys/kernel/debug/nvme_rdma/$CTRL/sq cannot be read"
+	fi
+	rm -f "$before" "$after" "$sqb" "$sqa"
+	if [ "$rq" -le 0 ] || [ "$posts" -le 0 ] || [ "$send" -le 0 ] || [ "$recv" -le 0 ]; then
+		fail "$name: a counter read zero: queue_rq $rq send posts $posts send CQEs $send recv CQEs $recv"
+	fi
+	within "$prc" "$recv" ||
+		fail "$name: $prc nvme_rdma_post_recv calls for $recv recv CQEs: a call site inlines it, recv posts cannot be counted"
+	within "$((rq - ${stalls/-/0}))" "$recv" ||
+		fail "$name: $rq queue_rq calls (${stalls/-/0} refused) for $recv responses: the command count is wrong"
+	[ "$poll" = 0 ] || [ "$polls" -gt 0 ] || fail "$name: polled row, nvme_rdma_poll never called"
+	credits=$(credits_idle "$CTRL")
+	case "$credits" in
+	full | skipped:*) ;;
+	*) fail "$name on port $port: credits not full at idle: $credits" ;;
+	esac
+	printf '%s\t' "$i" "$name" "$port" "$conn" "$MAP" "$sq" "$rw" "$bs" "$engine" "$qd" \
+		"$batch" "$jobs" "$poll" "$ios" "$ms" "$rq" "$stalls" "$posts" "$send" "$recv" \
+		"$prc" "$inv" "$regmr" "$wrs" >>"$OUT/bench-raw.tsv"
+	printf '%s\n' "$polls" >>"$OUT/bench-raw.tsv"
+}
+
+mkdir -p "$OUT/fio" "$OUT/wall"
+printf 'row\tworkload\tport\tconn\tqueues\tsqsize\trw\tbs\tengine\tiodepth\tbatch\tjobs\tpoll\tios\truntime_ms\tqueue_rq\tstalls\tsend_posts\tsend_cqes\trecv_cqes\trecv_posts\tlocal_inv\treg_mr\twrs\tpolls\n' >"$OUT/bench-raw.tsv"
+mapfile -t rows < <(bench_plan "$ROWS")
+[ ${#rows[@]} -gt 0 ] || fail "no row matches '$ROWS'"
+cur='' filled=0 i=0
+for r in "${rows[@]}"; do
+	read -r name conn rw bs engine qd batch jobs <<<"$r"
+	i=$((i + 1))
+	if [ "$conn" != "$cur" ]; then
+		[ -z "$cur" ] || disconnect "$CTRL"
+		conn_open "$conn"
+		cur=$conn
+		if [ $filled = 0 ]; then
+			fill
+			filled=1
+		fi
+	fi
+	run_row "$i" "${#rows[@]}" "$name" "$conn" "$rw" "$bs" "$engine" "$qd" "$batch" "$jobs"
+done
+disconnect "$CTRL"
+phase dmesg-scan
+scan_dmesg
+awk '{ print $1 }' /proc/uptime >"$OUT/guest-seconds"
+phase finished

@@ -1,0 +1,341 @@
+#!/usr/bin/python3
+"""make bench's report: the guests' raw counts into per-command figures.
+
+Reads LOGS/bench-DRIVER-BOOT/ (bench-raw.tsv, wall/ROW.start|end, accel,
+guest-seconds, error) for DRIVER in upstream, series and BOOT in 1..BOOTS,
+and LOGS/bench-DRIVER-BOOT.wall (host seconds of that boot). Writes
+  OUT/bench-runs.tsv  one line per driver x boot x row (every repeat)
+  OUT/bench.tsv       one line per driver x row: means, IOPS spread
+  OUT/bench.txt       upstream against series, row by row
+Every planned row (PLAN: the guest's "bench.sh list" output) is in
+bench.tsv and bench.txt for both drivers, measured or not: a row with no
+measurement says "missing", it is never dropped.
+Usage: bench-report.py LOGS BOOTS PLAN [TITLE]
+"""
+
+import csv
+import os
+import sys
+
+DRIVERS = ("upstream", "series")
+SPREAD_FLAG = 1.0  # percent: an icount row whose repeats spread this much is flagged
+
+# The per-row columns of bench.tsv, with their one-line meaning (README).
+COLUMNS = [
+    ("driver", "upstream (the 6.12 import's module) or series (the patched module), same kernel image"),
+    ("workload", "fio row name: block size, rw, engine, iodepth (qd), batch (b), jobs, queue setup"),
+    ("port", "target port: 1 = target default queue size, 2 = param_max_queue_size 16"),
+    ("conn", "d: 2 I/O queues; q1: --nr-io-queues 1 (jobs pinned); poll: + --nr-poll-queues 1, fio --hipri; p2: port 2"),
+    ("queues", "default/read/poll queues as nvme-rdma mapped them"),
+    ("sqsize", "the controller's sqsize (sysfs)"),
+    ("rw", "fio rw"),
+    ("bs", "fio block size"),
+    ("engine", "fio ioengine"),
+    ("iodepth", "fio iodepth per job"),
+    ("batch", "fio iodepth_batch_submit = iodepth_batch_complete_min (1 = unbatched)"),
+    ("jobs", "fio jobs (pinned, one per vCPU)"),
+    ("poll", "1 = polled queue (hipri)"),
+    ("repeats", "runs measured (one per boot)"),
+    ("ios", "fio I/Os per run (mean)"),
+    ("cmds/io", "NVMe commands per fio I/O (below 1 where the block layer merged I/Os)"),
+    ("iops", "icount IOPS: fio I/Os per guest second (guest time counts instructions), mean"),
+    ("iops_min", "lowest icount IOPS of the repeats"),
+    ("iops_max", "highest icount IOPS of the repeats"),
+    ("iops_spread%", "(max - min) / mean of the repeats' icount IOPS, percent"),
+    ("flag", "SPREAD when iops_spread% >= 1, FEW when fewer repeats than boots, MISSING when none"),
+    ("send_cqe/cmd", "send-side completions (send, memreg, inv_rkey, async done handlers) per command"),
+    ("recv_cqe/cmd", "receive completions (nvme_rdma_recv_done) per command"),
+    ("send_posts/cmd", "ib_post_send calls (series: nvme_rdma_post_wrs; upstream: nvme_rdma_post_send + LOCAL_INVs) per command"),
+    ("recv_posts/cmd", "ib_post_recv calls (nvme_rdma_post_recv) per command"),
+    ("wrs/post", "send WRs per ib_post_send call (SEND + REG_MR + LOCAL_INV)"),
+    ("wrs_source", "series: the driver's debugfs WR counts; upstream: posts + REG_MRs (ib_mr_pool_get calls)"),
+    ("polls/cmd", "nvme_rdma_poll calls per command (blk-mq polling)"),
+    ("wall_iops", "NOISY: fio I/Os per host second from fio start to exit (includes fio startup; shares the host)"),
+    ("wall_spread%", "NOISY: (max - min) / mean of the repeats' wall IOPS, percent"),
+]
+
+RUN_COLUMNS = ["driver", "boot", "workload", "port", "conn", "queues", "sqsize", "rw", "bs", "engine",
+               "iodepth", "batch", "jobs", "poll", "ios", "runtime_ms", "cmds", "iops", "wall_s",
+               "wall_iops", "queue_rq", "stalls", "send_posts", "send_cqes", "recv_cqes", "recv_posts",
+               "local_inv", "reg_mr", "wrs", "wrs_source", "wrs_formula", "polls"]
+
+
+def num(v):
+    return None if v in ("", "-", None) else float(v)
+
+
+def fmt(v, nd=3):
+    if v is None:
+        return "-"
+    return f"{v:.{nd}f}"
+
+
+def read_text(path, default=""):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return default
+
+
+def load_plan(path):
+    plan = []
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if not p:
+                continue
+            name, conn, rw, bs, engine, qd, batch, jobs = p
+            plan.append(dict(workload=name, conn=conn, port="2" if conn == "p2" else "1", rw=rw, bs=bs,
+                             engine=engine, iodepth=qd, batch=batch, jobs=jobs,
+                             poll="1" if conn == "poll" else "0"))
+    return plan
+
+
+def load_runs(logs, boots):
+    runs, boots_info = [], []
+    for b in range(1, boots + 1):
+        for d in DRIVERS:
+            bdir = os.path.join(logs, f"bench-{d}-{b}")
+            info = dict(driver=d, boot=b, dir=bdir, accel=read_text(os.path.join(bdir, "accel"), "?"),
+                        error=read_text(os.path.join(bdir, "error")),
+                        guest_s=num(read_text(os.path.join(bdir, "guest-seconds"), "-")),
+                        wall_s=num(read_text(os.path.join(logs, f"bench-{d}-{b}.wall"), "-")),
+                        rows=0, present=os.path.isdir(bdir))
+            boots_info.append(info)
+            raw = os.path.join(bdir, "bench-raw.tsv")
+            if not os.path.exists(raw):
+                continue
+            with open(raw) as f:
+                for r in csv.DictReader(f, delimiter="\t"):
+                    info["rows"] += 1
+                    runs.append(derive(r, d, b, bdir))
+    return runs, boots_info
+
+
+def mtime(path):
+    try:
+        return os.stat(path).st_mtime_ns / 1e9
+    except OSError:
+        return None
+
+
+def derive(r, driver, boot, bdir):
+    ios, ms = float(r["ios"]), float(r["runtime_ms"])
+    stalls = num(r["stalls"]) or 0.0
+    posts, regmr, inv = float(r["send_posts"]), float(r["reg_mr"]), float(r["local_inv"])
+    cmds = float(r["queue_rq"]) - stalls
+    t0 = mtime(os.path.join(bdir, "wall", r["row"] + ".start"))
+    t1 = mtime(os.path.join(bdir, "wall", r["row"] + ".end"))
+    wall = t1 - t0 if t0 is not None and t1 is not None and t1 > t0 else None
+    run = {k: r.get(k, "") for k in RUN_COLUMNS if k in r}
+    run.update(driver=driver, boot=str(boot), cmds=cmds, iops=ios * 1000.0 / ms if ms > 0 else None,
+               wall_s=wall, wall_iops=ios / wall if wall else None)
+    if num(r["wrs"]) is not None:
+        # The series counts its WRs itself; the formula is how upstream's
+        # are counted, kept beside them as a cross-check.
+        run.update(wrs=float(r["wrs"]), wrs_source="debugfs", wrs_formula=cmds + regmr + inv)
+    else:
+        # Upstream: each post is a SEND (its REG_MR chained in front) or a
+        # LOCAL_INV, so WRs = posts + REG_MRs.
+        run.update(wrs=posts + regmr, wrs_source="counted", wrs_formula=posts + regmr)
+    for k in ("ios", "runtime_ms", "queue_rq", "send_posts", "send_cqes", "recv_cqes", "recv_posts",
+              "local_inv", "reg_mr", "polls"):
+        run[k] = float(r[k])
+    run["stalls"] = r["stalls"]
+    return run
+
+
+def mean(xs):
+    xs = [x for x in xs if x is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+def spread(xs):
+    xs = [x for x in xs if x is not None]
+    if len(xs) < 2:
+        return None
+    m = sum(xs) / len(xs)
+    return (max(xs) - min(xs)) / m * 100.0 if m else None
+
+
+def aggregate(plan, runs, boots):
+    rows = []
+    for d in DRIVERS:
+        for p in plan:
+            rs = [r for r in runs if r["driver"] == d and r["workload"] == p["workload"] and r["port"] == p["port"]]
+            row = {c: "-" for c, _ in COLUMNS}
+            row.update({k: p[k] for k in ("workload", "port", "conn", "rw", "bs", "engine", "iodepth", "batch", "jobs", "poll")})
+            row["driver"] = d
+            row["repeats"] = str(len(rs))
+            if not rs:
+                row["flag"] = "MISSING"
+                rows.append(row)
+                continue
+            row["queues"] = rs[0]["queues"]
+            row["sqsize"] = rs[0]["sqsize"]
+            iops = [r["iops"] for r in rs]
+            cmds = sum(r["cmds"] for r in rs)
+
+            def per_cmd(k):
+                return sum(r[k] for r in rs) / cmds if cmds > 0 else None
+            sp = spread(iops)
+            flags = []
+            if sp is not None and sp >= SPREAD_FLAG:
+                flags.append("SPREAD")
+            if len(rs) < boots:
+                flags.append("FEW")
+            posts = sum(r["send_posts"] for r in rs)
+            row.update({
+                "ios": fmt(mean([r["ios"] for r in rs]), 0),
+                "cmds/io": fmt(cmds / sum(r["ios"] for r in rs)),
+                "iops": fmt(mean(iops), 0),
+                "iops_min": fmt(min(iops), 0),
+                "iops_max": fmt(max(iops), 0),
+                "iops_spread%": fmt(sp, 2),
+                "flag": ",".join(flags) or "ok",
+                "send_cqe/cmd": fmt(per_cmd("send_cqes"), 4),
+                "recv_cqe/cmd": fmt(per_cmd("recv_cqes"), 4),
+                "send_posts/cmd": fmt(per_cmd("send_posts"), 4),
+                "recv_posts/cmd": fmt(per_cmd("recv_posts"), 4),
+                "wrs/post": fmt(sum(r["wrs"] for r in rs) / posts if posts else None, 3),
+                "wrs_source": rs[0]["wrs_source"],
+                "polls/cmd": fmt(per_cmd("polls"), 3),
+                "wall_iops": fmt(mean([r["wall_iops"] for r in rs]), 0),
+                "wall_spread%": fmt(spread([r["wall_iops"] for r in rs]), 1),
+            })
+            rows.append(row)
+    return rows
+
+
+def write_tsv(path, header, lines):
+    with open(path + ".tmp", "w") as f:
+        f.write("\t".join(header) + "\n")
+        for line in lines:
+            f.write("\t".join(str(line[h]) for h in header) + "\n")
+    os.replace(path + ".tmp", path)
+
+
+def delta(a, b):
+    a, b = num(a), num(b)
+    if a is None or b is None or a == 0:
+        return "-"
+    return f"{(b / a - 1) * 100:+.1f}%"
+
+
+def render(head, lines):
+    widths = [max(len(str(x[i])) for x in [head] + lines) for i in range(len(head))]
+    return ["  ".join(str(c).rjust(widths[j]) if j > 1 else str(c).ljust(widths[j])
+                      for j, c in enumerate(row)).rstrip() for row in [head] + lines]
+
+
+def table(plan, agg, boots_info, boots, title, runs):
+    by = {(r["driver"], r["workload"], r["port"]): r for r in agg}
+    head1 = ["workload", "port", "sqsize", "IOPS up", "IOPS series", "change", "spread up %", "spread series %",
+             "wall IOPS change (noisy)", "flag"]
+    head2 = ["workload", "port", "send CQE/cmd up", "series", "change", "send posts/cmd up", "series", "change",
+             "recv CQE/cmd up", "series", "recv posts/cmd up", "series", "WRs/post up", "series"]
+    lines1, lines2 = [], []
+    flagged = []
+    for p in plan:
+        u = by[("upstream", p["workload"], p["port"])]
+        s = by[("series", p["workload"], p["port"])]
+        flags = sorted({f for r in (u, s) for f in r["flag"].split(",") if f != "ok"})
+        if flags:
+            flagged.append((p["workload"], p["port"], flags, u["iops_spread%"], s["iops_spread%"]))
+        sq = u["sqsize"] if u["sqsize"] == s["sqsize"] or s["sqsize"] == "-" else f"{u['sqsize']}/{s['sqsize']}"
+        lines1.append([p["workload"], p["port"], sq if sq != "-" else s["sqsize"],
+                       u["iops"], s["iops"], delta(u["iops"], s["iops"]),
+                       u["iops_spread%"], s["iops_spread%"], delta(u["wall_iops"], s["wall_iops"]),
+                       ",".join(flags) or "ok"])
+        lines2.append([p["workload"], p["port"],
+                       u["send_cqe/cmd"], s["send_cqe/cmd"], delta(u["send_cqe/cmd"], s["send_cqe/cmd"]),
+                       u["send_posts/cmd"], s["send_posts/cmd"], delta(u["send_posts/cmd"], s["send_posts/cmd"]),
+                       u["recv_cqe/cmd"], s["recv_cqe/cmd"], u["recv_posts/cmd"], s["recv_posts/cmd"],
+                       u["wrs/post"], s["wrs/post"]])
+    out = [title, ""]
+    accels = sorted({b["accel"] for b in boots_info if b["present"]})
+    out.append(f"accel: {', '.join(accels) or '?'}" +
+               ("" if accels == ["TCG icount"] else "   WARNING: not every boot ran under TCG icount: IOPS are not instruction counts"))
+    gs = [b["guest_s"] for b in boots_info if b["guest_s"] is not None]
+    ws = [b["wall_s"] for b in boots_info if b["wall_s"] is not None]
+    def span(xs):
+        return f"{min(xs):.0f}-{max(xs):.0f}" if xs else "-"
+    out.append(f"boots: {boots} per driver, run two at a time (upstream and series side by side);"
+               f" guest s per boot {span(gs)}, host wall s per boot {span(ws)}"
+               + (f" (wall/guest {mean(ws) / mean(gs):.1f}x)" if gs and ws else ""))
+    out.append("")
+    out.append("IOPS: icount (fio I/Os per guest second; guest time counts instructions), mean of the repeats;")
+    out.append("change = series against upstream; spread = (max - min) / mean of the repeats; flag SPREAD: spread >= 1%")
+    out.append("")
+    out.extend(render(head1, lines1))
+    out.append("")
+    out.append("Per NVMe command (nvme_rdma_queue_rq calls less the series' refused dispatches), not per fio I/O,")
+    out.append("summed over the repeats; WRs/post: send WRs per ib_post_send call")
+    out.append("")
+    out.extend(render(head2, lines2))
+    out.append("")
+    nsp = [f for f in flagged if "SPREAD" in f[2]]
+    out.append(f"rows with an icount IOPS spread >= {SPREAD_FLAG:g}% (either driver): {len(nsp)} of {len(plan)}")
+    for w, port, fl, su, ss in nsp:
+        out.append(f"  {w} (port {port}): spread upstream {su + '%' if su != '-' else '-'},"
+                   f" series {ss + '%' if ss != '-' else '-'}")
+    other = [f for f in flagged if f[2] != ["SPREAD"]]
+    if other:
+        out.append("rows measured fewer times than there were boots (FEW) or not at all (MISSING):")
+        for w, port, fl, _, _ in other:
+            out.append(f"  {w} (port {port}): {','.join(x for x in fl if x != 'SPREAD')}")
+    # The series' own WR counts against the formula upstream's are counted with.
+    bad = []
+    for r in runs:
+        if r["wrs_source"] == "debugfs" and r["wrs_formula"] > 0:
+            dev = (r["wrs"] / r["wrs_formula"] - 1) * 100
+            if abs(dev) > 2 and abs(r["wrs"] - r["wrs_formula"]) > 2:
+                bad.append(f"{r['workload']} port {r['port']} boot {r['boot']}: {dev:+.1f}%")
+    out.append("WR count cross-check (series: debugfs WRs against commands + REG_MRs + LOCAL_INVs, the way upstream's are counted): "
+               + ("agrees within 2% in every run" if not bad else "DIFFERS in " + "; ".join(bad)))
+    for b in boots_info:
+        if not b["present"]:
+            out.append(f"boot {b['driver']}-{b['boot']}: not run")
+        elif b["error"]:
+            out.append(f"boot {b['driver']}-{b['boot']}: FAILED after {b['rows']} rows: {b['error']} (logs: {b['dir']})")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    logs, boots, plan_file = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    title = sys.argv[4] if len(sys.argv) > 4 else "make bench"
+    plan = load_plan(plan_file)
+    if not plan:
+        sys.exit("bench-report: the plan is empty")
+    runs, boots_info = load_runs(logs, boots)
+    unplanned = sorted({(r["workload"], r["port"]) for r in runs} - {(p["workload"], p["port"]) for p in plan})
+    if unplanned:
+        sys.exit(f"bench-report: measured rows that are not in the plan: {unplanned}")
+    out_runs = []
+    for r in runs:
+        line = {}
+        for k in RUN_COLUMNS:
+            v = r.get(k, "-")
+            if isinstance(v, float):
+                v = str(int(v)) if v.is_integer() else fmt(v, 3)
+            line[k] = "-" if v is None else v
+        out_runs.append(line)
+    write_tsv(os.path.join(logs, "bench-runs.tsv"), RUN_COLUMNS, out_runs)
+    agg = aggregate(plan, runs, boots)
+    write_tsv(os.path.join(logs, "bench.tsv"), [c for c, _ in COLUMNS], agg)
+    txt = table(plan, agg, boots_info, boots, title, runs)
+    with open(os.path.join(logs, "bench.txt.tmp"), "w") as f:
+        f.write(txt)
+    os.replace(os.path.join(logs, "bench.txt.tmp"), os.path.join(logs, "bench.txt"))
+    sys.stdout.write(txt)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 2 and sys.argv[1] == "--columns":
+        for c, what in COLUMNS:
+            print(f"{c}\t{what}")
+        sys.exit(0)
+    main()
