@@ -9,7 +9,7 @@ H := scripts/host
 
 .PHONY: all run check deps tree export build series-check kunit-guest boot-test bench blktests kunit-mutants backport-tree backport-check \
 	deb dkms-check distro-test hw-selftest \
-	kunit shellcheck clean distclean help stress stress-report bench-debug negative-control
+	kunit shellcheck clean distclean help stress stress-report bench-debug negative-control controls
 
 all: help
 
@@ -26,7 +26,10 @@ help:
 	@echo "              unpatched driver reruns what the series fails (STRESS_UPSTREAM=all:"
 	@echo "              everything side by side); report in build/logs/stress-report.md"
 	@echo "make bench-debug  what each debug checker costs under TCG (icount)"
-	@echo "make negative-control  the 2017 rule (every 32nd SEND signaled) through the boot test"
+	@echo "make controls the series on the test rxe (mlx5 slot rules, retry oracle, forced"
+	@echo "              retransmission), two pollers on one poll queue, and both negative controls"
+	@echo "make negative-control  only the controls that must fail: the 2017 rule overflows"
+	@echo "              strict rxe, a request completing on its response trips the retry oracle"
 	@echo "make kunit-mutants  break rdma_sq.h on purpose (UML KUnit): every mutant must fail the suite"
 	@echo "make kunit    kunit.py run --kunitconfig=drivers/nvme/host (UML) in build/$(BASE)"
 	@echo "make backport-check  the 6.1 series: drift from 6.12, checkpatch/W=1/sparse per patch, UML KUnit"
@@ -108,8 +111,11 @@ bench-debug: tree
 	@VARIANT=kasan MODROOT='' $(H)/build-kernel.sh
 	@$(H)/debug-cost.sh
 
+controls: build
+	@$(H)/check-controls.sh
+
 negative-control: build
-	@$(H)/negative-control.sh
+	@$(H)/check-controls.sh 2017-rule lifetime
 
 kunit-mutants: tree
 	@$(H)/kunit-mutants.sh

@@ -29,9 +29,34 @@ link_up() {
 	rdma link show | grep -q 'rxe0.*ACTIVE' || fail "rxe0 not ACTIVE: $(rdma link show)"
 }
 
-# rxe's protocol counters as "name value" lines: retries, duplicates,
-# sequence errors show that packets really were lost and resent.
-rxe_counters() {
+# rxe's protocol counters (rdma statistic; rxe_hw_counters.c) as "name
+# value" lines: retries, duplicates, sequence errors show that packets
+# really were lost and resent. (Not lib.sh's rxe_counters: that one reads
+# the test rxe's module parameters.)
+rxe_stats() {
 	rdma statistic show link rxe0/1 | tr ' ' '\n' | awk 'p { print p, $1; p = ""; next }
 		/^[a-z_]+$/ && $1 != "link" { p = $1 }'
+}
+
+# Retransmissions this side's rxe made so far, and what counted them: the
+# test rxe's "retries" parameter (tests/rxe-strict) when it has one, else
+# rxe's completer_retry_err (every requester retry, after a timeout or a
+# sequence-error NAK, rxe_comp.c). Prints "COUNT SOURCE".
+rxe_retrans() {
+	local f=/sys/module/rdma_rxe/parameters/retries n
+	if [ -r "$f" ]; then
+		echo "$(cat "$f") rxe.retries"
+		return 0
+	fi
+	n=$(rxe_stats | awk '$1 == "completer_retry_err" { print $2 }')
+	[ -n "$n" ] || fail "rdma statistic shows no completer_retry_err for rxe0/1: $(rxe_stats | paste -sd' ')"
+	echo "$n completer_retry_err"
+}
+
+# Packets netem dropped on DEV so far (tc -s: "Sent ... (dropped N, ...)").
+netem_drops() {
+	local n
+	n=$(tc -s qdisc show dev "$1" | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -1)
+	[ -n "$n" ] || fail "tc -s qdisc show dev $1 has no drop counter: $(tc -s qdisc show dev "$1" | head -2 | paste -sd' ')"
+	echo "$n"
 }

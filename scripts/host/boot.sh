@@ -109,8 +109,15 @@ if [ -n "${PEER:-}" ]; then
 fi
 
 log "booting $name ($mode, timeout ${timeout_s}s), console: $out/console.log"
+# Progress: the guest's last PHASE line.
+# shellcheck disable=SC2317 # called through progress_while
+guest_phase() {
+	local p
+	p=$(grep -a '^PHASE: ' "$out/console.log" 2>/dev/null | tail -1 | cut -d' ' -f2-)
+	echo "${p:-booting}"
+}
 set +e
-timeout --foreground -k 5 "$timeout_s" qemu-system-x86_64 \
+timeout -k 5 "$timeout_s" qemu-system-x86_64 \
 	"${accel_opts[@]}" -machine q35 -smp "${SMP:-2}" -m "${MEM:-2048}" \
 	-nic none -nographic -no-reboot -serial "file:$out/console.log" -monitor none \
 	-kernel "$kernel" "${initrd[@]}" -append "$append" \
@@ -120,7 +127,10 @@ timeout --foreground -k 5 "$timeout_s" qemu-system-x86_64 \
 	-device virtio-9p-pci,fsdev=mods,mount_tag=modules \
 	-fsdev local,id=out,path="$out",security_model=none \
 	-device virtio-9p-pci,fsdev=out,mount_tag=out \
-	"${extra[@]}" >"$out/qemu.log" 2>&1
+	"${extra[@]}" >"$out/qemu.log" 2>&1 &
+qpid=$!
+progress_while $qpid "guest $name" guest_phase
+wait $qpid
 qrc=$?
 set -e
 if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then

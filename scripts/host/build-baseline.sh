@@ -20,6 +20,8 @@ log_file=$LOGS/build-$name-$SUFFIX.log
 # that line from .config (and the next series build adds it back).
 stamp="$(git -C "$TREE" rev-parse upstream) $(grep -v NVME_RDMA_KUNIT "$OBJ/.config" | sha256sum | cut -c1-16)"
 [ -z "$diff" ] || stamp+=" $(sha256sum <"$diff" | cut -c1-16)"
+# The test rxe it carries (build-rxe-strict.sh).
+stamp+=" rxe $(sha256sum <"$TOP/tests/rxe-strict/rxe-strict.patch" | cut -c1-16)"
 if [ "$(cat "$dest/stamp" 2>/dev/null)" = "$stamp" ]; then
 	log "$name modules in $dest are current"
 	exit 0
@@ -39,5 +41,8 @@ kmake -j"$(nproc)" modules >"$log_file" 2>&1 ||
 rm -rf "$dest"
 kmake INSTALL_MOD_PATH="$dest" modules_install >>"$log_file" 2>&1 ||
 	die "$name modules_install failed (see $log_file)"
+git -C "$TREE" checkout -q -f "$tip"
+trap - EXIT
+"$TOP/scripts/host/build-rxe-strict.sh" "$dest"
 echo "$stamp" >"$dest/stamp"
 log "$name modules staged in $dest"

@@ -62,11 +62,44 @@ if [ -f /usr/src/linux-source-6.1.tar.xz ]; then
 	case_ versions-match "$k61" "linux-headers-$k61=$v61 linux-source-6.1=$v61" ok
 fi
 
-# The real thing against every installed Debian headers package of a
-# base we carry: W=1, no warnings, and our modinfo fields.
-for b in /lib/modules/*/build; do
-	kver=$(basename "$(dirname "$b")")
-	dpkg-query -W -f='${Status}' "linux-headers-$kver" 2>/dev/null | grep -q 'ok installed' || continue
+# headers_kver BASE: the Debian kernel whose headers package has exactly
+# the installed linux-source-X.Y's version (what prepare-source.sh demands),
+# e.g. 6.1.0-57-amd64 or 6.12.118+deb12-amd64; empty if apt has none.
+headers_kver() {
+	local mm=${1#linux-} want p v
+	want=$(dpkg-query -W -f='${Version}' "$(source_pkg "$1")" 2>/dev/null) || return 0
+	while read -r p _; do
+		v=$(apt-cache show --no-all-versions "$p" 2>/dev/null | sed -n 's/^Version: //p')
+		[ "$v" = "$want" ] && { echo "${p#linux-headers-}"; return 0; }
+	done < <(apt-cache search --names-only "^linux-headers-${mm//./\\.}[.0-9]*(-[0-9]+)?(\+deb[0-9]+)?-amd64\$" | sort -rV)
+	return 0
+}
+
+# The real thing, for every base we carry a series for: the Debian headers
+# of the kernel matching the installed linux-source (installed here, so a
+# fresh machine builds too), W=1, no warnings, and our modinfo fields. A
+# base whose headers cannot be found or installed fails; so does a run
+# that built nothing.
+built=0
+for base in linux-6.12 linux-6.1; do
+	[ -f "$TOP/patches/$base/series" ] || continue
+	kver=$(headers_kver "$base")
+	if [ -z "$kver" ]; then
+		# A fresh machine may have stale package lists: once more after an update.
+		apt-get update -qq >/dev/null 2>&1 || true
+		kver=$(headers_kver "$base")
+	fi
+	if [ -z "$kver" ]; then
+		printf '%-22s FAIL %s\n' "build-$base" "no linux-headers-*-amd64 of version $(dpkg-query -W -f='${Version}' "$(source_pkg "$base")" 2>/dev/null || echo '?') ($(source_pkg "$base")) in apt"
+		failures=$((failures + 1))
+		continue
+	fi
+	if ! "$TOP/scripts/host/deps.sh" "linux-headers-$kver"; then
+		printf '%-22s FAIL %s\n' "build-$kver" "installing linux-headers-$kver failed"
+		failures=$((failures + 1))
+		continue
+	fi
+	b=/usr/src/linux-headers-$kver
 	d=$work/build-$kver
 	cp -r "$src" "$d"
 	(cd "$d" && ./prepare-source.sh "$kver" && make KDIR="$b" W=1) >"$d.log" 2>&1 || true
@@ -74,10 +107,12 @@ for b in /lib/modules/*/build; do
 		[ "$(modinfo -F version "$d/src/nvme-rdma.ko")" = "$ver" ] &&
 		[ "$(modinfo -F vermagic "$d/src/nvme-rdma.ko" | cut -d' ' -f1)" = "$kver" ]; then
 		printf '%-22s ok   %s\n' "build-$kver" "$(modinfo -F series "$d/src/nvme-rdma.ko")"
+		built=$((built + 1))
 	else
 		printf '%-22s FAIL %s\n' "build-$kver" "see $d.log: $(grep -m1 -E 'warning:|error|refusing' "$d.log" || true)"
 		failures=$((failures + 1))
 	fi
 done
+[ "$built" -gt 0 ] || { echo "check-dkms: no module was built (no base with a series and Debian headers)"; failures=$((failures + 1)); }
 [ "$failures" -eq 0 ] || die "check-dkms: $failures case(s) failed (logs: $work)"
-log "check-dkms: package $(basename "$deb") passed"
+log "check-dkms: package $(basename "$deb") passed, module built for $built kernel(s)"

@@ -3,24 +3,51 @@
 # each runs even if an earlier one failed, so one run reports everything; a
 # table and a closing "N passed, M failed" line, non-zero exit on any
 # failure. A stage "linux-6.1:NAME" runs NAME.sh with BASE=linux-6.1.
+# A stage that cannot run exits 77 after printing "skipped: WHY" (its last
+# such line is the reason); a skip counts as neither passed nor failed.
+# Writes, beside the terminal table: $LOGS/check.tsv (stage, result,
+# seconds), $LOGS/check.ktap (KTAP v1) and each stage's output in
+# $LOGS/check/STAGE.log.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 stages=(check-shell check-drift check-series linux-6.1:check-series
 	linux-6.1:check-kunit-uml check-variant-configs check-dkms check-kunit
-	run-boot-test run-hw-selftest linux-6.1:run-distro-test check-stress)
-passed=0 failed=0 table=""
+	run-boot-test check-controls run-hw-selftest linux-6.1:run-distro-test check-stress)
+passed=0 failed=0 skipped=0 k=0
+mkdir -p "$LOGS/check"
+tsv=$LOGS/check.tsv ktap=$LOGS/check.ktap
+printf 'stage\tresult\tseconds\n' >"$tsv"
+printf 'KTAP version 1\n1..%d\n' ${#stages[@]} >"$ktap"
 for s in "${stages[@]}"; do
-	base=$BASE name=$s
+	base=$BASE name=$s k=$((k + 1))
 	case "$s" in *:*) base=${s%%:*} name=${s#*:} ;; esac
-	log "stage $s"
-	if BASE=$base "$TOP/scripts/host/$name.sh"; then
-		passed=$((passed + 1)) table+="$s passed\n"
-	else
-		failed=$((failed + 1)) table+="$s FAILED\n"
-	fi
+	slog=$LOGS/check/$s.log
+	log "stage $k/${#stages[@]}: $s (log: $slog)"
+	t0=$SECONDS
+	BASE=$base "$TOP/scripts/host/$name.sh" 2>&1 | tee "$slog"
+	rc=${PIPESTATUS[0]}
+	secs=$((SECONDS - t0))
+	case $rc in
+	0)
+		passed=$((passed + 1)) result=passed
+		echo "ok $k $s" >>"$ktap"
+		;;
+	77)
+		skipped=$((skipped + 1))
+		why=$(sed -n 's/^.*skipped: //p' "$slog" | tail -1)
+		result="skipped: ${why:-no reason given}"
+		echo "ok $k $s # SKIP ${why:-no reason given}" >>"$ktap"
+		;;
+	*)
+		failed=$((failed + 1)) result=FAILED
+		echo "not ok $k $s" >>"$ktap"
+		;;
+	esac
+	printf '%s\t%s\t%s\n' "$s" "$result" "$secs" >>"$tsv"
+	log "stage $k/${#stages[@]}: $s ${result%%:*} in ${secs}s"
 done
 printf '\n== make check (%s)\n' "$(elapsed)"
-printf "%b" "$table" | column -t
-echo "check: $passed passed, $failed failed"
+column -t -s $'\t' "$tsv"
+echo "check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

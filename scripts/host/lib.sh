@@ -37,6 +37,20 @@ elapsed() {
 }
 
 log() { printf '[%s] %s\n' "$(elapsed)" "$*" >&2; }
+
+# progress_while PID WHAT FUNC: while PID runs, every PROGRESS_EVERY
+# seconds (default 60) log "WHAT: $(FUNC)", so long work shows its phase
+# and elapsed time on the terminal.
+progress_while() {
+	local pid=$1 what=$2 fn=$3 next=$((SECONDS + ${PROGRESS_EVERY:-60}))
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 2
+		[ $SECONDS -ge $next ] || continue
+		next=$((SECONDS + ${PROGRESS_EVERY:-60}))
+		kill -0 "$pid" 2>/dev/null && log "$what: $($fn)"
+	done
+	return 0
+}
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # VARIANT=debug (config/debug.config) or mlx5 (config/mlx5.config, for

@@ -4,7 +4,9 @@
 # host driver in the other, rxe on each side's virtio-net. Both guests boot
 # the same image and module set.
 # Usage: lossy.sh NAME MODROOT PROFILE...   (netem args, '_' for ' ')
-#   Logs: $LOGS/NAME-target/, $LOGS/NAME-host/ (lossy.tsv).
+#   Logs: $LOGS/NAME-target/, $LOGS/NAME-host/ (lossy.tsv: a row with loss
+#   in its profile passes only if netem dropped packets during it and rxe
+#   retransmitted, lossy-host.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 [ $# -ge 3 ] || die "usage: lossy.sh NAME MODROOT PROFILE..."
@@ -34,7 +36,11 @@ trc=0
 wait "$tpid" || trc=$?
 trap - EXIT
 # A guest that hung or died wrote no error file: say so for the report.
+# Which kernel both booted, for the report (boot.sh empties the log
+# directories when a guest starts, so after the boots).
 for side in host target; do
+	mkdir -p "$LOGS/$name-$side"
+	echo "${VARIANT:-normal}" >"$LOGS/$name-$side/variant"
 	rc=$hrc
 	[ $side = target ] && rc=$trc
 	[ "$rc" -eq 0 ] || [ -f "$LOGS/$name-$side/error" ] ||

@@ -1,59 +1,102 @@
 #!/usr/bin/env bash
 # The stress report: one table row per scenario and kernel, from the lane
-# guests' stress.tsv, the lossy pairs' lossy.tsv and the negative control
-# (stress.sh writes them). The unpatched driver's column holds its triage
-# rerun of a scenario the series failed (or every scenario, with
-# STRESS_UPSTREAM=all). Writes $LOGS/stress-report.md; exits non-zero if
-# the series failed or missed any scenario.
+# guests' stress.tsv, the lossy pairs' lossy.tsv and dmesg, and the
+# controls' controls.tsv (stress.sh writes them); every cell comes from a
+# results file, none is fixed text. The unpatched driver's column holds its
+# triage rerun of a scenario the series failed (or every scenario, with
+# STRESS_UPSTREAM=all). Writes $LOGS/stress-report.tsv (header line:
+# scenario, kernel, series, unpatched, verified, splats, seconds, recovery,
+# note) and its rendering $LOGS/stress-report.md; exits non-zero if the
+# series failed or missed any scenario.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 S=$LOGS/stress
 report=$LOGS/stress-report.md
+tsv=$LOGS/stress-report.tsv
 [ -d "$S" ] || die "no stress results under $S (run 'make stress' first)"
+# The guests' dmesg patterns, from their one definition (guest lib.sh).
+guest_re() { sed -n "s/^$1='\(.*\)'\$/\1/p" "$TOP/scripts/guest/lib.sh"; }
+BAD_RE=$(guest_re DMESG_BAD) REC_RE=$(guest_re DMESG_RECOVERY)
+if [ -z "$BAD_RE" ] || [ -z "$REC_RE" ]; then die "no DMESG_BAD/DMESG_RECOVERY in scripts/guest/lib.sh"; fi
+
+# kernel_of DIR: the kernel a guest booted, from what it left: the variant
+# file the lossy pair writes, else its console (KASAN is the debug kernel).
+kernel_of() {
+	if [ -f "$1/variant" ]; then
+		cat "$1/variant"
+	elif grep -aq 'KernelAddressSanitizer initialized' "$1/console.log" 2>/dev/null; then
+		echo debug
+	elif [ -f "$1/console.log" ]; then
+		echo normal
+	else
+		echo unknown
+	fi
+}
+
+# dmesg_count RE DIR: lines of DIR/dmesg.txt matching RE, "-" without one.
+dmesg_count() {
+	if [ -f "$2/dmesg.txt" ]; then grep -acE "$1" "$2/dmesg.txt" || true; else echo -; fi
+}
 
 last_phase() {
 	grep -a '^PHASE: ' "$1/console.log" 2>/dev/null | tail -1 | cut -d' ' -f2- || echo "no console log"
 }
 
 # rows DIR KERNEL [PLAN]: "kernel<TAB>scenario<TAB>result<TAB>verified<TAB>
-# splats<TAB>seconds<TAB>note" of one lane guest; a planned scenario with
-# no result row is "missing" (the guest died or hung before it).
+# splats<TAB>seconds<TAB>note<TAB>recovery" of one lane guest; a planned
+# scenario with no result row is "missing" (the guest died or hung before
+# it).
 rows() {
 	local dir=$1 kernel=$2 plan=${3:-}
 	if [ -n "$plan" ] && [ -f "$plan" ]; then
 		awk -v k="$kernel" -v why="not reached: $(last_phase "$dir")" \
-			'{ print k "\t" $1 "\tmissing\t-\t-\t-\t" why }' "$plan"
+			'{ print k "\t" $1 "\tmissing\t-\t-\t-\t" why "\t-" }' "$plan"
 	fi
-	[ -f "$dir/stress.tsv" ] && tail -n +2 "$dir/stress.tsv" | sed "s/^/$kernel\t/"
+	[ -f "$dir/stress.tsv" ] && tail -n +2 "$dir/stress.tsv" | awk -F'\t' -v OFS='\t' -v k="$kernel" \
+		'{ print k, $1, $2, $3, $4, $5, $6, (NF >= 7 ? $7 : "-") }'
 	return 0
 }
 
-# The lossy pair of a driver: a row per profile and port, and one per
-# guest whose own checks (dmesg) failed.
+# The lossy pair of a driver: a row per profile and port (its splats are
+# the host guest's, over the whole run: rows share one dmesg), and a row
+# per guest for its own checks (dmesg, the row checks), from its error file
+# and dmesg.
 lossy_rows() {
-	local d=$1 side f
-	f=$LOGS/lossy-$d-host/lossy.tsv
-	[ -f "$f" ] && tail -n +2 "$f" | awk -F'\t' -v OFS='\t' \
-		'{ print "debug", "lossy " $1 " port " $2, $4, $5, 0, $7, "sqsize " $3 ", host retries " $6 ", " $8 }'
+	local d=$1 side f dir k n r note
+	dir=$LOGS/lossy-$d-host
+	f=$dir/lossy.tsv
+	k=$(kernel_of "$dir")
+	n=$(dmesg_count "$BAD_RE" "$dir")
+	[ -f "$f" ] && tail -n +2 "$f" | awk -F'\t' -v OFS='\t' -v k="$k" -v n="$n" '{
+		extra = (NF >= 12) ? ", netem dropped " $9 ", target retries " $10 " (" $11 ")" : ""
+		print k, "lossy " $1 " port " $2, $4, $5, n, $7, "sqsize " $3 ", host retries " $6 extra ", " $8, (NF >= 12 ? $12 : "-")
+	}'
 	for side in host target; do
-		[ -d "$LOGS/lossy-$d-$side" ] || continue
-		if [ -f "$LOGS/lossy-$d-$side/error" ]; then
-			printf 'debug\tlossy pair: %s guest\tFAIL\t-\t-\t-\t%s\n' "$side" "$(head -1 "$LOGS/lossy-$d-$side/error")"
+		dir=$LOGS/lossy-$d-$side
+		[ -d "$dir" ] || continue
+		n=$(dmesg_count "$BAD_RE" "$dir")
+		note="dmesg: $n splat lines, $(dmesg_count "$REC_RE" "$dir") error-recovery lines"
+		if [ -f "$dir/error" ]; then
+			r=FAIL note="$(head -1 "$dir/error"); $note"
+		elif [ "$n" != 0 ]; then
+			r=FAIL
 		else
-			printf 'debug\tlossy pair: %s guest\tpass\t-\t0\t-\tdmesg clean\n' "$side"
+			r=pass
 		fi
+		printf '%s\tlossy pair: %s guest\t%s\t-\t%s\t-\t%s\t%s\n' "$(kernel_of "$dir")" "$side" "$r" "$n" "$note" \
+			"$(dmesg_count "$REC_RE" "$dir")"
 	done
 	return 0
 }
 
-declare -A res ver spl sec note up
+declare -A res ver spl sec note rec up
 order=()
 add() { # DRIVER < rows
-	local d=$1 k s r v n t o
-	while IFS=$'\t' read -r k s r v n t o; do
+	local d=$1 k s r v n t o c
+	while IFS=$'\t' read -r k s r v n t o c; do
 		if [ "$d" = series ]; then
 			[ -n "${res[$k|$s]+x}" ] || order+=("$k|$s")
-			res[$k|$s]=$r ver[$k|$s]=$v spl[$k|$s]=$n sec[$k|$s]=$t note[$k|$s]=$o
+			res[$k|$s]=$r ver[$k|$s]=$v spl[$k|$s]=$n sec[$k|$s]=$t note[$k|$s]=$o rec[$k|$s]=${c:--}
 		elif [ "$r" != missing ] || [ -z "${up[$k|$s]:-}" ]; then
 			up[$k|$s]=$r
 		fi
@@ -72,19 +115,34 @@ for kernel in normal debug; do
 done
 [ -f "$S/lossy-series.log" ] && add series < <(lossy_rows series)
 [ -f "$S/lossy-upstream.log" ] && add upstream < <(lossy_rows upstream)
-if [ -f "$S/negative.log" ]; then
-	f=$LOGS/negative-control.tsv
-	if [ -f "$f" ]; then
-		r=$(awk -F'\t' 'NR > 1 && $2 == "FAIL" { bad = 1 } END { print bad ? "FAIL" : "pass" }' "$f")
-		o=$(awk -F'\t' 'NR == 2 { printf "%s: %s", $2, $3 } NR > 2 { printf "; %s: %s (%s)", $1, $2, $3 }' "$f")
+# The controls (check-controls.sh): a row per case of controls.tsv (case,
+# expect, result, detail); a case passes when it "passed" (must pass) or
+# was "caught" (must fail). Its guest's dmesg gives the splat count.
+if [ -f "$S/controls.log" ]; then
+	f=$LOGS/controls.tsv
+	if [ -f "$f" ] && [ "$(wc -l <"$f")" -gt 1 ]; then
+		while IFS=$'\t' read -r c e r o; do
+			dir=$LOGS/controls-$c
+			case "$r" in passed | caught) p=pass ;; *) p=FAIL ;; esac
+			add series < <(printf '%s\tcontrol %s (expect %s)\t%s\t-\t%s\t-\t%s: %s\t%s\n' "$(kernel_of "$dir")" \
+				"$c" "$e" "$p" "$(dmesg_count "$BAD_RE" "$dir")" "$r" "$o" "$(dmesg_count "$REC_RE" "$dir")")
+		done < <(tail -n +2 "$f")
 	else
-		r=FAIL o="no result: $(tail -1 "$S/negative.log")"
+		add series < <(printf 'unknown\tcontrols\tFAIL\t-\t-\t-\tno result: %s\t-\n' "$(tail -1 "$S/controls.log")")
 	fi
-	add series < <(printf 'normal\tnegative control: 2017 rule (unpatched driver + tests/negative-control/2017-rule.diff)\t%s\t-\t-\t-\t%s\n' "$r" "$o")
 fi
 [ ${#order[@]} -gt 0 ] || die "no stress results under $LOGS"
 
 bad=0
+{
+	printf 'scenario\tkernel\tseries\tunpatched\tverified\tsplats\tseconds\trecovery\tnote\n'
+	for key in "${order[@]}"; do
+		p=${res[$key]}
+		[ "$p" = pass ] || bad=$((bad + 1))
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${key#*|}" "${key%%|*}" "$p" \
+			"${up[$key]:--}" "${ver[$key]}" "${spl[$key]}" "${sec[$key]}" "${rec[$key]}" "${note[$key]}"
+	done
+} >"$tsv"
 {
 	echo "# Stress report ($(date -u +%Y-%m-%dT%H:%MZ)$([ -f "$S/elapsed" ] && echo ", make stress took $(cat "$S/elapsed")"))"
 	echo
@@ -93,18 +151,15 @@ bad=0
 	done
 	echo
 	echo "Unpatched: the upstream driver's rerun of a scenario the series did not pass (triage), '-' where none was needed."
+	echo "Recovery: error-recovery lines in the scenario's dmesg (allowed only where faults were injected)."
 	echo
-	echo "| scenario | kernel | series | unpatched | data verified | splats | seconds | note |"
-	echo "|---|---|---|---|---|---|---|---|"
-	for key in "${order[@]}"; do
-		p=${res[$key]}
-		[ "$p" = pass ] || bad=$((bad + 1))
-		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "${key#*|}" "${key%%|*}" "$p" \
-			"${up[$key]:--}" "${ver[$key]}" "${spl[$key]}" "${sec[$key]}" "${note[$key]}"
-	done
+	# The TSV, rendered: its header names the columns.
+	awk -F'\t' 'NR == 1 { printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n|"
+		for (i = 1; i <= NF; i++) printf "---|"; printf "\n"; next }
+		{ printf "|"; for (i = 1; i <= NF; i++) { gsub(/\|/, "\\|", $i); printf " %s |", $i }; printf "\n" }' "$tsv"
 	echo
 	echo "Series: $((${#order[@]} - bad)) of ${#order[@]} rows pass."
 } >"$report"
 cat "$report"
-log "report: $report"
+log "report: $report (table: $tsv)"
 [ $bad -eq 0 ] || die "the series failed or missed $bad stress scenario(s) (logs: $LOGS/stress-*/scn/)"

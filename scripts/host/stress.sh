@@ -5,8 +5,11 @@
 #   debug kernel:   every fault scenario and the matrix corners (lane
 #                   "faults"), rmmod-50 and connect-200 with a kmemleak scan
 #                   (lane "cycles"), then the two-host lossy pairs;
-#   negative control: the unpatched driver changed to the 2017 rule
-#                   (negative-control.sh), boot test on the normal kernel.
+#   controls:       check-controls.sh on the normal kernel: the series
+#                   and two pollers on one poll queue must pass, the 2017
+#                   rule and the lifetime-broken driver must be caught.
+# Every guest runs the test rxe (tests/rxe-strict) with mlx5's send queue
+# slot rules and the retry oracle; the matrix adds forced retransmission.
 # Lanes run two at a time (a single-threaded TCG guest takes one core).
 # A series scenario that fails is rerun with the unpatched driver on the
 # same kernel (triage: is it ours?). Then the report (stress-report.sh).
@@ -16,7 +19,7 @@
 #      unpatched driver, side by side); NETEM="profile ..." (netem args,
 #      '_' for ' '; empty: no lossy pairs); STRESS_BUDGET=SECONDS per lane
 #      (scenarios not started by then: "not run"); NEGATIVE=0 skips the
-#      negative control.
+#      controls.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -52,11 +55,16 @@ fi
 # that scans for leaks. nvme_rdma's dev_dbg lines (CM and QP events, queue
 # sizing: DYNAMIC_DEBUG is in the debug kernel) say why a queue was
 # flushed.
+# The test rxe: mlx5 slot rules and the retry oracle everywhere (netem
+# makes the lossy pairs retransmit), forced retransmission in the matrix.
+RXE="rdma_rxe.strict_sq=1 rdma_rxe.retry_oracle=1"
+RXE_DROP="rdma_rxe.drop_ack_every=64 rdma_rxe.retry_timeout_ms=50"
 append_of() {
 	case "$1:$2" in
-	debug:cycles) echo "log_buf_len=16M nvme_rdma.dyndbg=+p" ;;
-	debug:*) echo "log_buf_len=16M nvme_rdma.dyndbg=+p kmemleak=off" ;;
-	*) echo "log_buf_len=16M" ;;
+	debug:cycles) echo "log_buf_len=16M nvme_rdma.dyndbg=+p $RXE" ;;
+	debug:*) echo "log_buf_len=16M nvme_rdma.dyndbg=+p kmemleak=off $RXE" ;;
+	*:matrix) echo "log_buf_len=16M $RXE $RXE_DROP" ;;
+	*) echo "log_buf_len=16M $RXE" ;;
 	esac
 }
 modroot_of() { # VARIANT DRIVER
@@ -76,9 +84,6 @@ need=" ${lanes[*]} "
 if [ "$upstream" = all ]; then
 	MODROOT='' VARIANT='' "$TOP/scripts/host/build-baseline.sh"
 	MODROOT='' VARIANT=debug "$TOP/scripts/host/build-baseline.sh"
-fi
-if [ "${NEGATIVE:-1}" = 1 ]; then
-	MODROOT='' VARIANT='' "$TOP/scripts/host/build-baseline.sh" 2017rule "$TOP/tests/negative-control/2017-rule.diff"
 fi
 
 # run_lane NAME VARIANT DRIVER SCENARIO...: one guest, its logs in
@@ -103,7 +108,7 @@ for l in "${lanes[@]}"; do
 	jobs_q+=("$name|$variant|series|$scn")
 	[ "$upstream" = all ] && jobs_q+=("$name|$variant|upstream|$scn")
 done
-[ "${NEGATIVE:-1}" = 1 ] && jobs_q+=("negative|||")
+[ "${NEGATIVE:-1}" = 0 ] || jobs_q+=("controls|||")
 
 # Every 5 minutes: per running guest, scenarios done and the last result.
 next_progress=$((SECONDS + 300))
@@ -133,8 +138,8 @@ for j in "${jobs_q[@]}"; do
 	done
 	IFS='|' read -r name variant driver scn <<<"$j"
 	log "  start: $name ${variant:-normal} kernel, $driver driver [$(elapsed)]"
-	if [ "$name" = negative ]; then
-		("$TOP/scripts/host/negative-control.sh" >"$S/negative.log" 2>&1 || true) &
+	if [ "$name" = controls ]; then
+		("$TOP/scripts/host/check-controls.sh" >"$S/controls.log" 2>&1 || true) &
 	else
 		# shellcheck disable=SC2086 # one scenario per word
 		run_lane "$name" "$variant" "$driver" $scn &

@@ -14,4 +14,12 @@ printf '%-16s %s\n' source "$(sed -n 's/^source //p' "$info")" \
 	accel "$(cat "$dir/accel")" \
 	tools "$(grep -v '^kernel' "$dir/info" | paste -sd, -)"
 echo
-column -t -s "$(printf '\t')" "$dir/results.tsv"
+tab=$(printf '\t')
+# results.tsv: the measured values (columns 1-11), then each row's bounds
+# and verdict (columns 12 on, when the run wrote them), two tables.
+cut -f1-11 "$dir/results.tsv" | column -t -s "$tab"
+if [ "$(head -1 "$dir/results.tsv" | awk -F'\t' '{ print NF }')" -gt 11 ]; then
+	echo
+	echo "per request (queue_rq call), with the bounds each row was checked against:"
+	cut -f1-3,12- "$dir/results.tsv" | column -t -s "$tab"
+fi
