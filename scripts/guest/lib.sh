@@ -48,6 +48,14 @@ rxe_params_check() {
 	done
 }
 
+# The end of a guest test: the test rxe's counters saved for the host
+# (check-controls.sh), then the dmesg scan.
+finish_run() {
+	rxe_counters >"$OUT/rxe-counters.txt"
+	phase dmesg-scan
+	scan_dmesg
+}
+
 # The test rxe's counters (tests/rxe-strict), "name value" per line; none
 # with the stock rxe.
 rxe_counters() {

@@ -224,10 +224,7 @@ for port in $ports; do
 	"${profile}_workloads" "$dev" "$ctrl" "$port"
 	disconnect "$ctrl"
 done
-# The test rxe's counters (none with stock rxe), for check-controls.sh.
-rxe_counters >"$OUT/rxe-counters.txt"
-phase dmesg-scan
-scan_dmesg
+finish_run
 [ ${#BOUND_FAILS[@]} -eq 0 ] ||
 	fail "${#BOUND_FAILS[@]} row(s) out of bounds (results.tsv), first: ${BOUND_FAILS[0]}"
 phase finished

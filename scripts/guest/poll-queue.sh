@@ -61,7 +61,5 @@ for j in json.load(open(sys.argv[1]))["jobs"]:
 	done
 	disconnect "$ctrl"
 done
-rxe_counters >"$OUT/rxe-counters.txt"
-phase dmesg-scan
-scan_dmesg
+finish_run
 phase finished

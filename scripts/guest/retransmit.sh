@@ -54,7 +54,5 @@ for port in 1 2; do
 	[ "$c" -gt 0 ] || fail "retransmit: port $port: the oracle compared no retransmitted SEND ($r retries)"
 	disconnect "$ctrl"
 done
-rxe_counters >"$OUT/rxe-counters.txt"
-phase dmesg-scan
-scan_dmesg
+finish_run
 phase finished
