@@ -9,7 +9,8 @@
 #                   and two pollers on one poll queue must pass, the 2017
 #                   rule and the lifetime-broken driver must be caught.
 # Every guest runs the test rxe (tests/rxe-strict) with mlx5's send queue
-# slot rules and the retry oracle; the matrix adds forced retransmission.
+# slot rules and the retry oracle; forced retransmission runs in the
+# controls (retransmit.sh: single-packet SENDs, see README).
 # Lanes run two at a time (a single-threaded TCG guest takes one core).
 # A series scenario that fails is rerun with the unpatched driver on the
 # same kernel (triage: is it ours?). Then the report (stress-report.sh).
@@ -56,14 +57,12 @@ fi
 # sizing: DYNAMIC_DEBUG is in the debug kernel) say why a queue was
 # flushed.
 # The test rxe: mlx5 slot rules and the retry oracle everywhere (netem
-# makes the lossy pairs retransmit), forced retransmission in the matrix.
+# makes the lossy pairs retransmit).
 RXE="rdma_rxe.strict_sq=1 rdma_rxe.retry_oracle=1"
-RXE_DROP="rdma_rxe.drop_ack_every=64 rdma_rxe.retry_timeout_ms=50"
 append_of() {
 	case "$1:$2" in
 	debug:cycles) echo "log_buf_len=16M nvme_rdma.dyndbg=+p $RXE" ;;
 	debug:*) echo "log_buf_len=16M nvme_rdma.dyndbg=+p kmemleak=off $RXE" ;;
-	*:matrix) echo "log_buf_len=16M $RXE $RXE_DROP" ;;
 	*) echo "log_buf_len=16M $RXE" ;;
 	esac
 }
