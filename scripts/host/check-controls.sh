@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The checks that can fail, with the controls that prove it: one kernel
 # image, the test rxe (tests/rxe-strict) switched on from the kernel
-# command line, five guests:
+# command line, six guests:
 #   strict     the boot test (scripts/guest/nvme-rdma-io.sh check) on strict
 #              rxe (mlx5 slot rules) with the retry oracle: must pass, no
 #              overflow;
@@ -14,7 +14,11 @@
 #              the strict case's guest: must FAIL with a send queue overflow;
 #   lifetime   tests/negative-control/lifetime.diff (a request completes on
 #              its response alone), the retransmit case's guest: must FAIL
-#              with the retry oracle.
+#              with the retry oracle;
+#   bounds     the 2017 rule on stock rxe (no overflow there): the boot
+#              test's per-row bounds must FAIL it (1/32 send CQEs per
+#              request where a driver that signals by SEND count is held to
+#              one per request).
 # A control that does not fail fails this check. Writes
 # $LOGS/controls.tsv (case, expect, result, detail).
 # Usage: check-controls.sh [CASE...]   (default: all four)
@@ -27,7 +31,7 @@ set -euo pipefail
 STRICT="rdma_rxe.strict_sq=1 rdma_rxe.retry_oracle=1"
 ORACLE="rdma_rxe.retry_oracle=1 rdma_rxe.retry_timeout_ms=50"
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(strict retransmit poll 2017-rule lifetime)
+[ ${#cases[@]} -gt 0 ] || cases=(strict retransmit poll 2017-rule lifetime bounds)
 
 tsv=$LOGS/controls.tsv
 mkdir -p "$LOGS"
@@ -119,7 +123,12 @@ for c in "${cases[@]}"; do
 		run lifetime "$BUILD/modroot-$SUFFIX-lifetime" retransmit.sh "$ORACLE"
 		must_fail lifetime 'rdma_rxe: retry oracle: .*payload changed' "retry oracle"
 		;;
-	*) die "unknown control case '$c' (want strict, retransmit, poll, 2017-rule or lifetime)" ;;
+	bounds)
+		MODROOT='' "$TOP/scripts/host/build-baseline.sh" 2017rule "$TOP/tests/negative-control/2017-rule.diff"
+		run bounds "$BUILD/modroot-$SUFFIX-2017rule" nvme-rdma-io.sh "" check
+		must_fail bounds 'OUT OF BOUNDS: ' "per-row bounds"
+		;;
+	*) die "unknown control case '$c' (want strict, retransmit, poll, 2017-rule, lifetime or bounds)" ;;
 	esac
 done
 column -t -s $'\t' "$tsv"
