@@ -9,7 +9,7 @@ H := scripts/host
 
 .PHONY: all run check deps tree export build series-check kunit-guest boot-test bench blktests kunit-mutants backport-tree backport-check \
 	deb dkms-check distro-test hw-selftest \
-	kunit shellcheck clean distclean help stress stress-report bench-debug negative-control controls
+	kunit shellcheck clean distclean help submit-check stress stress-report bench-debug negative-control controls
 
 all: help
 
@@ -17,7 +17,8 @@ help:
 	@echo "make run      build the patched kernel, boot it, nvme connect over soft-RoCE, fio, summary"
 	@echo "make check    series hygiene, KUnit in the guest kernel, the boot test"
 	@echo "make tree     (re)create build/$(BASE): upstream import commit + git am of patches/$(BASE)"
-	@echo "make export   write build/$(BASE)'s commits back to patches/$(BASE)"
+	@echo "make export   write build/$(BASE)'s commits back to patches/$(BASE) (author: git config)"
+	@echo "make submit-check  refuse to send patches with a placeholder author or Signed-off-by"
 	@echo "make build    configure and build the guest kernel"
 	@echo "make bench    upstream vs series: IOPS and completions per I/O (icount TCG)"
 	@echo "make blktests blktests nvme group over rxe, upstream vs series (TESTS=nvme/003 ...)"
@@ -48,6 +49,9 @@ tree: deps
 
 export:
 	@$(H)/export.sh
+
+submit-check:
+	@$(H)/check-identity.sh
 
 build: tree
 	@$(H)/build-kernel.sh

@@ -3,11 +3,19 @@
 # patches/$BASE: stable file names, no commit ids or tool versions, so an
 # unchanged patch gives no diff. The cover letter's subject and text are
 # kept by hand in 0000-cover-letter.patch; its shortlog and diffstat are
-# regenerated.
+# regenerated. Author and Signed-off-by are the identity of git config
+# (user.name, user.email), whoever committed in the generated tree:
+# check-identity.sh refuses to pass a placeholder for sending.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree' first"
+name=$(git -C "$TOP" config user.name || true)
+email=$(git -C "$TOP" config user.email || true)
+if [ -z "$name" ] || [ -z "$email" ]; then
+	die "git config user.name and user.email are not set: the patches need an author and a Signed-off-by"
+fi
+ident="$name <$email>"
 dir=$TOP/patches/$BASE
 mkdir -p "$dir"
 cover=$dir/0000-cover-letter.patch
@@ -34,6 +42,18 @@ awk -v subj="$subject" -v date="$date" -v bf="$blurb" '
 	/^\*\*\* BLURB HERE \*\*\*$/ { while ((getline l < bf) > 0) print l; next }
 	{ print }' "$cover" >"$cover.new"
 mv "$cover.new" "$cover"
+# The identity: the From: header, and the Signed-off-by of whoever authored
+# the commit in the tree (replaced, or added when missing).
+for f in "$dir"/[0-9][0-9][0-9][0-9]-*.patch; do
+	old=$(sed -n 's/^From: //p' "$f" | head -1)
+	awk -v id="$ident" -v old="$old" -v cover="$([ "${f##*/}" = 0000-cover-letter.patch ] && echo 1)" '
+		!hdr && /^From: / { print "From: " id; next }
+		!hdr && /^$/ { hdr = 1 }
+		hdr && !done && ($0 == "Signed-off-by: " old || $0 == "Signed-off-by: " id) { if (!sob) print "Signed-off-by: " id; sob = 1; next }
+		hdr && !done && /^---$/ { if (!sob && !cover) print "Signed-off-by: " id; done = 1 }
+		{ print }' "$f" >"$f.new"
+	mv "$f.new" "$f"
+done
 for f in "$dir"/[0-9][0-9][0-9][0-9]-*.patch; do
 	[ -e "$f" ] || continue
 	case "${f##*/}" in 0000-cover-letter.patch) ;; *) echo "${f##*/}" ;; esac
