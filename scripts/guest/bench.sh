@@ -181,24 +181,6 @@ fill() {
 		--output="$OUT/fio/fill.txt" || fail "fill fio failed"
 }
 
-# A polled row's fio job spins on vCPU 0 until the response is there, and
-# the response is made by rxe's tasks (rxe_wq, unbound) and the target's
-# completion work. Left to the scheduler, those land on vCPU 0 in some
-# boots and on vCPU 1 in others, and the poller's share of the instructions
-# changes with it: repeats differed by up to 11%. For the polled rows,
-# unbound work is kept off vCPU 0 (the workqueue cpumask), so every boot
-# runs the same placement; restored after the row.
-WQ_CPUMASK=/sys/devices/virtual/workqueue/cpumask
-WQ_CPUMASK_SAVED=
-unbound_off_cpu0() {
-	WQ_CPUMASK_SAVED=$(cat $WQ_CPUMASK) || fail "cannot read $WQ_CPUMASK"
-	echo 2 >$WQ_CPUMASK || fail "cannot move unbound work to vCPU 1 ($WQ_CPUMASK)"
-	[ "$(cat $WQ_CPUMASK)" = 2 ] || fail "$WQ_CPUMASK reads $(cat $WQ_CPUMASK) after writing 2"
-}
-unbound_restore() {
-	echo "$WQ_CPUMASK_SAVED" >$WQ_CPUMASK || fail "cannot restore $WQ_CPUMASK to $WQ_CPUMASK_SAVED"
-}
-
 # run_row I N NAME CONN RW BS ENGINE QD BATCH JOBS
 run_row() {
 	local i=$1 total=$2 name=$3 conn=$4 rw=$5 bs=$6 engine=$7 qd=$8 batch=$9 jobs=${10}
@@ -234,10 +216,8 @@ run_row() {
 	sq_read "$CTRL" >"$sqb"
 	snap "$before"
 	: >"$OUT/wall/$i.start"
-	[ "$poll" = 0 ] || unbound_off_cpu0
 	step 900 fio "${args[@]}" || fail "fio $name on port $port failed"
 	: >"$OUT/wall/$i.end"
-	[ "$poll" = 0 ] || unbound_restore
 	snap "$after"
 	sq_read "$CTRL" >"$sqa"
 	read -r ios ms < <(python3 -c '
