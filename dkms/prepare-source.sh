@@ -56,7 +56,8 @@ while read -r p; do
 		refuse "patch $p does not apply to $spkg $src_ver: $(head -1 patch.log)"
 	n=$((n + 1))
 done <"$here/patches/linux-$base/series"
-mv drivers/nvme/host/rdma.c drivers/nvme/host/rdma_sq.h drivers/nvme/host/nvme.h \
+mv drivers/nvme/host/rdma.c drivers/nvme/host/rdma_send_ring.h \
+	drivers/nvme/host/rdma_trace.h drivers/nvme/host/nvme.h \
 	drivers/nvme/host/fabrics.h .
 rm -rf drivers patch.log
 cp "$here/Kbuild" "$here/version.c" .

@@ -92,15 +92,19 @@ KIND=$(driver_kind)
 [ "$KIND" = "$want" ] || fail "modprobe nvme_rdma loaded the $KIND driver ($(modinfo -n nvme_rdma)), expected $want"
 echo "driver $KIND $(modinfo -n nvme_rdma)" >>"$OUT/info"
 
-# The counters: lib.sh's (queue_rq, send posts, send and recv CQEs,
-# LOCAL_INVs) and three more of the bench's own, each required with both
-# drivers (a function missing from kallsyms fails the boot, naming it):
-#   bench_post_recv: nvme_rdma_post_recv, every ib_post_recv the driver
-#     makes. It can be inlined (gcc kept it out of line in Debian's builds
-#     of both drivers); an out-of-line copy may still be inlined at a call
+# The counters: lib.sh's (commands, queue_rq, send posts, send and recv
+# CQEs, LOCAL_INVs, and the series' recv posts) and more of the bench's
+# own, each required (a function missing from kallsyms fails the boot,
+# naming it):
+#   bench_post_recv (upstream): nvme_rdma_post_recv, every ib_post_recv
+#     the driver makes. It can be inlined (gcc kept it out of line in
+#     Debian's builds); an out-of-line copy may still be inlined at a call
 #     site, so every row also checks that recv posts equal recv CQEs (each
 #     response's buffer is posted again from nvme_rdma_recv_done): a hot
-#     call site inlined fails the first row.
+#     call site inlined fails the first row. The series' receive posts are
+#     its tracepoint nvme_rdma_post_recv (lib.sh), one per chain of
+#     NVME_RDMA_RECV_BATCH (8) buffers: every row checks recv posts =
+#     recv CQEs / 8 within a chain per queue.
 #   bench_reg_mr: ib_mr_pool_get (ib_core, exported, so never inlined into
 #     the driver): one MR taken per REG_MR WR the host posts. The target
 #     takes none on rxe: rdma_rw registers MRs only for iWARP, devices with
@@ -119,11 +123,11 @@ bench_probe() {
 	done
 }
 counters_arm
-bench_probe bench_post_recv nvme_rdma_post_recv
+[ "$KIND" = series ] || bench_probe bench_post_recv nvme_rdma_post_recv
 bench_probe bench_reg_mr ib_mr_pool_get
 bench_probe bench_poll nvme_rdma_poll
 echo 1 >$TRACING/events/benchcnt/enable || fail "enabling the bench's kprobe counters failed"
-echo "$CNT_INFO; bench: nvme_rdma_post_recv (recv posts), ib_mr_pool_get (REG_MRs), nvme_rdma_poll" >>"$OUT/info"
+echo "$CNT_INFO; bench: recv posts ($([ "$KIND" = series ] && echo tracepoint nvme_rdma_post_recv || echo nvme_rdma_post_recv)), ib_mr_pool_get (REG_MRs), nvme_rdma_poll" >>"$OUT/info"
 
 # snap FILE: every counter's calls so far, "name calls" per line.
 snap() {
@@ -230,38 +234,45 @@ print(ios, ms)' "$json")
 	if [ "$ios" -le 0 ] || [ "$ms" -le 0 ]; then
 		fail "fio $name did no I/O ($ios I/Os in $ms ms)"
 	fi
-	read -r rq posts send recv inv < <(counters_delta "$before" "$after")
+	read -r cmds posts send recv inv rposts rq stalls < <(counters_delta "$before" "$after")
 	read -r prc regmr polls < <(extra "$before" "$after")
-	# Series: WRs posted and dispatches refused for want of credits, from
-	# its debugfs accounting (every queue, admin included).
-	stalls=- wrs=-
+	[ "$KIND" != series ] || prc=$rposts
+	# Series: WRs its send rings took, from its debugfs state (every
+	# queue, admin included).
+	wrs=- nq=0
 	if [ -s "$sqa" ]; then
-		read -r wrs stalls < <(sq_delta "$sqb" "$sqa" | awk '{ w += $4 + $5; s += $6 } END { print w + 0, s + 0 }')
+		read -r wrs nq < <(sq_delta "$sqb" "$sqa" | awk '{ w += $4; n++ } END { print w + 0, n + 0 }')
 	elif [ "$KIND" = series ]; then
-		fail "$name: the series is loaded and /sys/kernel/debug/nvme_rdma/$CTRL/sq cannot be read"
+		fail "$name: the series is loaded and /sys/kernel/debug/nvme_rdma/$CTRL/send_ring cannot be read"
 	fi
 	rm -f "$before" "$after" "$sqb" "$sqa"
-	if [ "$rq" -le 0 ] || [ "$posts" -le 0 ] || [ "$send" -le 0 ] || [ "$recv" -le 0 ]; then
-		fail "$name: a counter read zero: queue_rq $rq send posts $posts send CQEs $send recv CQEs $recv"
+	if [ "$cmds" -le 0 ] || [ "$posts" -le 0 ] || [ "$send" -le 0 ] || [ "$recv" -le 0 ] || [ "$prc" -le 0 ]; then
+		fail "$name: a counter read zero: commands $cmds send posts $posts send CQEs $send recv CQEs $recv recv posts $prc"
 	fi
-	within "$prc" "$recv" ||
-		fail "$name: $prc nvme_rdma_post_recv calls for $recv recv CQEs: a call site inlines it, recv posts cannot be counted"
-	within "$((rq - ${stalls/-/0}))" "$recv" ||
-		fail "$name: $rq queue_rq calls (${stalls/-/0} refused) for $recv responses: the command count is wrong"
+	if [ "$KIND" = series ]; then
+		# Chains of 8, plus at most a partial chain per queue.
+		awk -v p="$prc" -v c="$recv" -v n="$nq" 'BEGIN { exit !(p * 8 >= c - 8 * n - 2 && p * 8 <= c + 8 * n + 2) }' ||
+			fail "$name: $prc receive chains posted for $recv recv CQEs: not one chain of 8 per 8 responses"
+	else
+		within "$prc" "$recv" ||
+			fail "$name: $prc nvme_rdma_post_recv calls for $recv recv CQEs: a call site inlines it, recv posts cannot be counted"
+	fi
+	within "$cmds" "$recv" ||
+		fail "$name: $cmds commands completed (nvme_complete_rq) for $recv responses: the command count is wrong"
 	[ "$poll" = 0 ] || [ "$polls" -gt 0 ] || fail "$name: polled row, nvme_rdma_poll never called"
 	credits=$(credits_idle "$CTRL")
 	case "$credits" in
-	full | skipped:*) ;;
-	*) fail "$name on port $port: credits not full at idle: $credits" ;;
+	idle | skipped:*) ;;
+	*) fail "$name on port $port: send ring not idle: $credits" ;;
 	esac
 	printf '%s\t' "$i" "$name" "$port" "$conn" "$MAP" "$sq" "$rw" "$bs" "$engine" "$qd" \
 		"$batch" "$jobs" "$poll" "$ios" "$ms" "$rq" "$stalls" "$posts" "$send" "$recv" \
-		"$prc" "$inv" "$regmr" "$wrs" >>"$OUT/bench-raw.tsv"
-	printf '%s\n' "$polls" >>"$OUT/bench-raw.tsv"
+		"$prc" "$inv" "$regmr" "$wrs" "$polls" >>"$OUT/bench-raw.tsv"
+	printf '%s\n' "$cmds" >>"$OUT/bench-raw.tsv"
 }
 
 mkdir -p "$OUT/fio" "$OUT/wall"
-printf 'row\tworkload\tport\tconn\tqueues\tsqsize\trw\tbs\tengine\tiodepth\tbatch\tjobs\tpoll\tios\truntime_ms\tqueue_rq\tstalls\tsend_posts\tsend_cqes\trecv_cqes\trecv_posts\tlocal_inv\treg_mr\twrs\tpolls\n' >"$OUT/bench-raw.tsv"
+printf 'row\tworkload\tport\tconn\tqueues\tsqsize\trw\tbs\tengine\tiodepth\tbatch\tjobs\tpoll\tios\truntime_ms\tqueue_rq\tstalls\tsend_posts\tsend_cqes\trecv_cqes\trecv_posts\tlocal_inv\treg_mr\twrs\tpolls\tcmds\n' >"$OUT/bench-raw.tsv"
 mapfile -t rows < <(bench_plan "$ROWS")
 [ ${#rows[@]} -gt 0 ] || fail "no row matches '$ROWS'"
 cur='' filled=0 i=0

@@ -211,12 +211,10 @@ ns_dev() {
 # sysattr FILE: its content, or nothing if it cannot be read.
 sysattr() { cat "$1" 2>/dev/null || true; }
 
-# Which nvme_rdma is loaded: the series (it posts through
-# nvme_rdma_post_wrs, and has ->commit_rqs, called through a pointer so
-# never inlined) or the upstream driver.
+# Which nvme_rdma is loaded: the series (it has ->commit_rqs, called
+# through a pointer so never inlined) or the upstream driver.
 driver_kind() {
-	if [ -n "$(kallsyms_copies nvme_rdma_post_wrs)" ] ||
-		grep -qE '[[:space:]]nvme_rdma_commit_rqs([[:space:]]|$)' /proc/kallsyms; then
+	if grep -qE '[[:space:]]nvme_rdma_commit_rqs([[:space:]]|$)' /proc/kallsyms; then
 		echo series
 	else
 		echo upstream
@@ -231,8 +229,8 @@ disconnect() {
 # KASAN, UBSAN, refcount, list corruption, debugobjects), lockdep (its
 # checker is in the debug kernel only), a hung task (DETECT_HUNG_TASK, in
 # both kernels), a kmemleak report, a failed post of any nvme_rdma
-# function (the series: "nvme_rdma_post_wrs failed with error code -12",
-# upstream: nvme_rdma_post_send, nvme_rdma_post_recv, and the LOCAL_INV of
+# function (the series: "nvme_rdma_post_pending failed with error code
+# -12", upstream: nvme_rdma_post_send, nvme_rdma_post_recv, and the LOCAL_INV of
 # nvme_rdma_inv_rkey, "Queueing INV WR for rkey ... failed"), and the test
 # rxe's verdicts (tests/rxe-strict): a retransmitted SEND whose payload
 # changed ("rdma_rxe: retry oracle: ...") and a post into a full send queue
@@ -274,32 +272,39 @@ scan_dmesg() {
 }
 
 # Call counters: kprobe events whose hit counts (kprobe_profile) count the
-# driver's calls. Tracing stays off, so nothing is written to the buffer.
-# Each driver kind has its required set, and a required function missing
-# from kallsyms (inlined, renamed) fails the run naming it: a counter that
-# cannot count must never read as 0. What they count:
-#   queue_rq: dispatches; recv_done: receive CQEs; the send-side done
-#   handlers (send, memreg, inv_rkey, async): send CQEs; posts: calls that
-#   reach ib_post_send.
-# Series: every ib_post_send goes through nvme_rdma_post_wrs (SEND chains,
-# the AER SEND, LOCAL_INV). Upstream: nvme_rdma_post_send (a SEND, with its
-# REG_MR chained in front) and nvme_rdma_inv_rkey (LOCAL_INV). The done
-# handlers are called through function pointers and cannot be inlined; the
-# posting functions can. upstream's nvme_rdma_inv_rkey has one caller and
-# is inlined by gcc: every LOCAL_INV upstream posts is signaled and
-# completes once, so its posts are then the nvme_rdma_inv_rkey_done calls
-# (counters_arm says which in its output line).
+# driver's calls, and for the series its tracepoints. Tracing stays off in
+# the top buffer. Each driver kind has its required set, and a required
+# function or tracepoint missing (inlined, renamed) fails the run naming
+# it: a counter that cannot count must never read as 0. What they count:
+#   nvme_complete_rq (nvme-core, called from the driver's module, so never
+#   inlined): requests completed, the command count of both drivers
+#   (dispatches through ->queue_rqs() never enter ->queue_rq());
+#   queue_rq: ->queue_rq() dispatches; recv_done: receive CQEs; the
+#   send-side done handlers: send CQEs; posts: ib_post_send calls.
+# Series: every send completion enters nvme_rdma_send_done (the send
+# ring's per-slot ib_cqe), and every ib_post_send, ib_post_recv and
+# dispatch refused for want of send credits is a tracepoint,
+# nvme_rdma:nvme_rdma_post_send, nvme_rdma_post_recv and
+# nvme_rdma_send_stall, counted as the events each writes into a trace
+# instance of its own (tp_arm). Upstream: nvme_rdma_post_send (a SEND, with its REG_MR chained
+# in front) and nvme_rdma_inv_rkey (LOCAL_INV). The done handlers are
+# called through function pointers and cannot be inlined; upstream's
+# posting functions can: nvme_rdma_inv_rkey has one caller and is inlined
+# by gcc: every LOCAL_INV upstream posts is signaled and completes once,
+# so its posts are then the nvme_rdma_inv_rkey_done calls (counters_arm
+# says which in its output line). The series has no separate LOCAL_INV
+# count: the rows derive it from the WRs its send rings took.
 # A function the compiler cloned (FN.isra.0, FN.constprop.0) is probed in
 # every copy and counted under FN; FN.cold and FN.part.N are pieces of FN
 # (entered by jumps, or only on some paths), not calls of it, and never
 # counted.
 TRACING=/sys/kernel/tracing
-CNT_SERIES="nvme_rdma_queue_rq nvme_rdma_post_wrs nvme_rdma_send_done
-nvme_rdma_memreg_done nvme_rdma_inv_rkey_done nvme_rdma_async_done
+CNT_SERIES="nvme_complete_rq nvme_rdma_queue_rq nvme_rdma_send_done
 nvme_rdma_recv_done"
-CNT_UPSTREAM="nvme_rdma_queue_rq nvme_rdma_post_send nvme_rdma_send_done
-nvme_rdma_memreg_done nvme_rdma_inv_rkey_done nvme_rdma_async_done
-nvme_rdma_recv_done"
+CNT_UPSTREAM="nvme_complete_rq nvme_rdma_queue_rq nvme_rdma_post_send
+nvme_rdma_send_done nvme_rdma_memreg_done nvme_rdma_inv_rkey_done
+nvme_rdma_async_done nvme_rdma_recv_done"
+TP_SERIES="nvme_rdma_post_send nvme_rdma_post_recv nvme_rdma_send_stall"
 
 # kallsyms_copies FN: FN's symbols in /proc/kallsyms (itself and clones).
 kallsyms_copies() {
@@ -316,7 +321,7 @@ counters_arm() {
 	# Probes of an earlier run (on a module since unloaded) go first.
 	if [ -d $TRACING/events/nvmecnt ]; then
 		echo 0 >$TRACING/events/nvmecnt/enable
-		for f in "$TRACING"/events/nvmecnt/nvme_rdma_*; do
+		for f in "$TRACING"/events/nvmecnt/nvme_*; do
 			[ -e "$f" ] || continue
 			echo "-:nvmecnt/${f##*/}" >>$TRACING/kprobe_events
 		done
@@ -338,9 +343,10 @@ counters_arm() {
 		done
 	done
 	echo 1 >$TRACING/events/nvmecnt/enable || fail "enabling kprobe counters failed"
+	[ "$kind" != series ] || tp_arm
 	CNT_INFO="counters $kind driver: ${req//$'\n'/ }; LOCAL_INV posts: "
 	if [ "$kind" = series ]; then
-		CNT_INFO+="in nvme_rdma_post_wrs"
+		CNT_INFO+="tracepoints $TP_SERIES (LOCAL_INVs: from the WRs taken)"
 	elif [[ $req == *" nvme_rdma_inv_rkey" ]]; then
 		CNT_INFO+="nvme_rdma_inv_rkey"
 	else
@@ -348,35 +354,77 @@ counters_arm() {
 	fi
 }
 
+# tp_arm: one trace instance per series tracepoint (instances/cnt_EVENT),
+# that event alone enabled in it, a buffer big enough for a run; a
+# tracepoint missing fails the run.
+tp_arm() {
+	local e d
+	for e in $TP_SERIES; do
+		[ -d "$TRACING/events/nvme_rdma/$e" ] ||
+			fail "counter: tracepoint nvme_rdma:$e, required with the series, does not exist"
+		d=$TRACING/instances/cnt_$e
+		[ -d "$d" ] || mkdir "$d" || fail "cannot create trace instance $d"
+		echo 0 >"$d/tracing_on"
+		echo 16384 >"$d/buffer_size_kb" || fail "cannot size $d"
+		echo >"$d/trace"
+		echo 1 >"$d/events/nvme_rdma/$e/enable" || fail "cannot enable $e in $d"
+		echo 1 >"$d/tracing_on"
+	done
+}
+
+# tp_count EVENT: events EVENT wrote into its instance since tp_arm (the
+# entries held plus those overwritten).
+tp_count() {
+	cat "$TRACING/instances/cnt_$1"/per_cpu/cpu*/stats |
+		awk '$1 == "entries:" || $1 == "overrun:" { n += $2 } END { print n + 0 }'
+}
+
 # Prints "name calls" for every armed counter (hits plus misses: a miss is
-# a call whose probe handler did not run, e.g. nested in an interrupt).
+# a call whose probe handler did not run, e.g. nested in an interrupt),
+# and "tp:EVENT events" for the series' tracepoints.
 counters_read() {
+	local e
 	# kprobe_profile: event name (without group), hits, misses
-	awk '$1 ~ /^nvme_rdma_/ { n = $1; sub(/__[0-9]+$/, "", n); c[n] += $2 + $3 }
+	awk '$1 ~ /^nvme_/ { n = $1; sub(/__[0-9]+$/, "", n); c[n] += $2 + $3 }
 	     END { for (n in c) print n, c[n] }' $TRACING/kprobe_profile
+	if [ -d $TRACING/instances/cnt_nvme_rdma_post_send ] && [ "$(driver_kind)" = series ]; then
+		for e in $TP_SERIES; do
+			echo "tp:$e $(tp_count "$e")"
+		done
+	fi
 }
 
 # counters_delta BEFORE AFTER: what the driver did between two
-# counters_read snapshots, in calls: "queue_rq posts send_cqes recv_cqes
-# local_inv". Every LOCAL_INV is posted alone and signaled by both drivers,
-# so nvme_rdma_inv_rkey_done counts them.
+# counters_read snapshots, in calls: "cmds posts send_cqes recv_cqes
+# local_inv recv_posts queue_rq stalls" (stalls: the series' refused
+# dispatches, "-" upstream). Upstream posts every LOCAL_INV alone and
+# signaled, so nvme_rdma_inv_rkey_done counts them, and reposts each
+# receive buffer by itself (recv_posts = recv CQEs); the series' LOCAL_INVs
+# read "-" (see above).
 counters_delta() {
 	awk -v fb="$1" '
 	BEGIN { while ((getline l < fb) > 0) { split(l, a, " "); b[a[1]] = a[2] } }
 	{ d[$1] = $2 - b[$1] }
 	END {
-		inv = d["nvme_rdma_inv_rkey_done"]
-		if ("nvme_rdma_post_wrs" in d)
-			post = d["nvme_rdma_post_wrs"]
-		else
+		if ("tp:nvme_rdma_post_send" in d) {
+			post = d["tp:nvme_rdma_post_send"]
+			rpost = d["tp:nvme_rdma_post_recv"]
+			send = d["nvme_rdma_send_done"]
+			inv = "-"
+			stalls = d["tp:nvme_rdma_send_stall"]
+		} else {
+			stalls = "-"
+			inv = d["nvme_rdma_inv_rkey_done"]
 			post = d["nvme_rdma_post_send"] + ("nvme_rdma_inv_rkey" in d ? d["nvme_rdma_inv_rkey"] : inv)
-		send = d["nvme_rdma_send_done"] + d["nvme_rdma_memreg_done"] + inv + d["nvme_rdma_async_done"]
-		printf "%d %d %d %d %d\n", d["nvme_rdma_queue_rq"], post, send, d["nvme_rdma_recv_done"], inv
+			send = d["nvme_rdma_send_done"] + d["nvme_rdma_memreg_done"] + inv + d["nvme_rdma_async_done"]
+			rpost = d["nvme_rdma_recv_done"]
+		}
+		printf "%d %d %d %d %s %d %d %s\n", d["nvme_complete_rq"], post, send, d["nvme_rdma_recv_done"], inv, rpost, d["nvme_rdma_queue_rq"], stalls
 	}' "$2"
 }
 
 # Per-I/O figures from two counter snapshots and the I/O count:
-# prints "send_cqe recv_cqe posts queue_rq" per I/O with 3 decimals.
+# prints "send_cqe recv_cqe posts cmds" per I/O with 3 decimals.
 counters_per_io() {
 	local rq post send recv
 	read -r rq post send recv _ < <(counters_delta "$1" "$2")
@@ -384,47 +432,51 @@ counters_per_io() {
 		'BEGIN { printf "%.3f %.3f %.3f %.3f\n", s / ios, c / ios, p / ios, r / ios }'
 }
 
-# sq_read CTRL: the series' debugfs SQ accounting of CTRL (a header line,
-# then per queue: qid depth interval avail reserved inflight signaled
-# unsignaled stalls), or nothing without the file.
-sq_read() { cat "/sys/kernel/debug/nvme_rdma/$1/sq" 2>/dev/null || true; }
+# sq_read CTRL: the series' debugfs send ring state of CTRL (a header
+# line, then per queue: qid depth interval head tail unretired), or
+# nothing without the file.
+sq_read() { cat "/sys/kernel/debug/nvme_rdma/$1/send_ring" 2>/dev/null || true; }
 
 # sq_delta BEFORE AFTER: per queue of two sq_read snapshots, "qid depth
-# interval signaled unsignaled stalls", the last three as differences.
+# interval wrs": the WRs its send ring took in between (head, a u32 that
+# wraps). A queue created in between (reconnect) counts from 0.
 sq_delta() {
 	awk -v fb="$1" '
 	BEGIN {
 		while ((getline l < fb) > 0) {
 			n = split(l, a, " ")
 			if (!hb) { for (i = 1; i <= n; i++) h[a[i]] = i; hb = 1; continue }
-			b[a[h["qid"]]] = a[h["signaled"]] " " a[h["unsignaled"]] " " a[h["stalls"]]
+			b[a[h["qid"]]] = a[h["head"]]
 		}
 	}
 	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{
-		split(($c["qid"] in b) ? b[$c["qid"]] : "0 0 0", o, " ")
-		print $c["qid"], $c["depth"], $c["interval"], $c["signaled"] - o[1], $c["unsignaled"] - o[2], $c["stalls"] - o[3]
+		w = $c["head"] - (($c["qid"] in b) ? b[$c["qid"]] : 0)
+		if (w < 0) w += 4294967296
+		print $c["qid"], $c["depth"], $c["interval"], w
 	}' "$2"
 }
 
-# SQ accounting of controller $1 from the series' debugfs file; prints
-# "full" when every queue is idle with all credits back, "skipped: ..."
-# without the file with the upstream driver (it has none), else what is
-# wrong (the offending lines, or "missing: ..." when the series is loaded
-# and its file is not there): callers fail on anything but full and
-# skipped.
+# The send rings of controller $1 from the series' debugfs file; prints
+# "idle" when every queue holds fewer than interval unretired WRs (an idle
+# queue waits for no completion: the WRs left are unsignaled ones of
+# completed requests, retired by the next signaled WR or the drain),
+# "skipped: ..." without the file with the upstream driver (it has none),
+# else what is wrong (the offending lines, or "missing: ..." when the
+# series is loaded and its file is not there): callers fail on anything
+# but idle and skipped.
 credits_idle() {
-	local f=/sys/kernel/debug/nvme_rdma/$1/sq
+	local f=/sys/kernel/debug/nvme_rdma/$1/send_ring
 	if [ ! -r "$f" ]; then
 		if [ "$(driver_kind)" = series ]; then
 			echo "missing: the series is loaded and $f does not exist"
 		else
-			echo "skipped: upstream driver has no credits file"
+			echo "skipped: upstream driver has no send ring"
 		fi
 		return 0
 	fi
-	[ "${SQ_SNAPSHOTS:-1}" = 0 ] || cp "$f" "$OUT/sq-$1-$(date +%s%N).txt"
+	[ "${SQ_SNAPSHOTS:-1}" = 0 ] || cp "$f" "$OUT/send_ring-$1-$(date +%s%N).txt"
 	awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-	     $c["avail"] != $c["depth"] || $c["reserved"] != 0 || $c["inflight"] != 0 { bad = bad $0 ";" }
-	     END { print (bad == "" ? "full" : bad) }' "$f"
+	     $c["unretired"] >= $c["interval"] || $c["unretired"] > $c["depth"] { bad = bad $0 ";" }
+	     END { print (bad == "" ? "idle" : bad) }' "$f"
 }

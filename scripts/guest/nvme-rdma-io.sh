@@ -41,100 +41,118 @@ echo "$CNT_INFO" >>"$OUT/info"
 KIND=$(driver_kind)
 BOUND_FAILS=()
 
-# row_bounds KIND BATCH IODEPTH BS_BYTES RANDOM SQSIZE RQ POSTS SEND RECV
-# LOCAL_INV SQ_DELTA: the bounds of one row and its verdict, tab-separated:
-# interval rule wrs/rq send/rq send_bound posts/rq posts_bound recv/rq
-# recv_bound verdict. Counts are calls over the whole row (counters_delta);
-# SQ_DELTA is sq_delta's output for the row (series; empty upstream).
-# Per request (queue_rq call), not per fio I/O: sequential 128k I/O merges
-# into larger requests, and each request is one command.
+# row_bounds KIND BATCH IODEPTH BS_BYTES RANDOM SQSIZE INCAP WIOS RIOS R
+# POSTS SEND RECV LOCAL_INV STALLS SQ_DELTA: the bounds of one row and its
+# verdict,
+# tab-separated: interval rule wrs/rq send/rq send_bound posts/rq
+# posts_bound recv/rq recv_bound verdict. Counts are calls over the whole
+# row (counters_delta): R requests completed (nvme_complete_rq, admin
+# included), POSTS ib_post_send calls, SEND send CQEs, RECV recv CQEs;
+# INCAP: the row's writes carry their data in the capsule (4k writes: the
+# target's inline data size is a page), WIOS and RIOS its fio write and
+# read I/Os (the verify pass reads what was written); SQ_DELTA is sq_delta's output for
+# the row (series; empty upstream). Per request, not per fio I/O:
+# sequential 128k I/O merges into larger requests, and each request is one
+# command.
 #
-# recv: every posted request gets exactly one response, so recv CQEs =
-#   dispatches - dispatches refused (the series counts them: stalls).
+# recv: every request gets exactly one response: recv CQEs = R.
 #   Tolerance 2% + 2 (all bounds): the 2 absorb a keepalive or AER crossing
 #   a snapshot (the admin queue runs on, fio does not wait for it); the 2%
-#   a retried dispatch no counter sees and, for chains, a batch split in two
-#   when the submitting thread is preempted mid-batch (its plug is flushed)
-#   or moves to the other CPU's queue. A lost or doubled completion on 1 in
-#   50 I/Os fails, and so does a series that batches at half the rate.
+#   a batch split in two when the submitting thread is preempted mid-batch
+#   (its plug is flushed) or moves to the other CPU's queue. A lost or
+#   doubled completion on 1 in 50 I/Os fails, and so does a series that
+#   batches at half the rate.
 # upstream: every SEND and every LOCAL_INV is signaled, the REG_MR is
 #   chained unsignaled in front of its SEND: one post and one send CQE per
 #   request, plus one of each per LOCAL_INV: [0.98, 1.02] x requests +
 #   LOCAL_INVs +- 2.
-# series: a posted chain's last WR is signaled, and every interval-th WR
-#   (interval from debugfs, per queue). Chains hold the requests of one
-#   dispatch batch, which is one fio submit batch of BATCH when it fits:
-#   BATCH > 1, 4k-class random I/O (no merges; the plug flushes every
-#   request of 128 KiB or more by itself, BLK_PLUG_FLUSH_SIZE), and IODEPTH
-#   within the usable tags (sqsize - 1: one is reserved for connect). Then
-#   posts = requests / BATCH. Otherwise a chain holds 1 to min(BATCH,
-#   sqsize) requests (1 when unbatched or 128 KiB and more; up to sqsize
-#   after a stall, when blk-mq dispatches its list at once). Admin
-#   commands (qid 0: keepalive, AER) and LOCAL_INVs are chains of their own.
-#   Send CQEs = signaled WRs: from one per chain up to one per chain plus
-#   floor(WRs / interval) per queue; and exactly the driver's own count of
-#   signaled WRs (debugfs), +-2. WRs per I/O request between 1 and 3
-#   (SEND, REG_MR, LOCAL_INV), and interval = depth / 2 on every queue.
+# series: every WR takes a send ring slot; per queue, the WRs taken are
+#   the debugfs head's advance. A request posts SEND, with REG_MR in front
+#   when its data is registered (all but in-capsule writes), so I/O WRs =
+#   2 x I/O requests + LOCAL_INVs, or with in-capsule writes WIOS + 2 x
+#   RIOS + LOCAL_INVs (4k random I/O: one request per fio I/O); the series
+#   has no LOCAL_INV counter: this derives them, and they must be 0..I/O
+#   requests. Admin commands post a SEND each. Chains hold the requests of one dispatch
+#   batch, one fio submit batch of BATCH when it fits: BATCH > 1, 4k-class
+#   random I/O (no merges; the plug flushes every request of 128 KiB or
+#   more by itself, BLK_PLUG_FLUSH_SIZE), and IODEPTH within the usable
+#   tags (sqsize - 1: one is reserved for connect). Then posts = requests /
+#   BATCH. Otherwise a chain holds 1 to min(BATCH, sqsize) requests (up to
+#   sqsize after a stall). Admin commands and LOCAL_INVs are posts of their
+#   own. Signaled: every interval-th WR of a queue (floor(WRs / interval)
+#   to that + 1 per queue), and with in-capsule data also the last WR of
+#   every chain (that chain's SEND is waited on), and every LOCAL_INV.
+#   Without in-capsule data nothing else is signaled: send CQEs are the
+#   interval's, about 1 / interval WRs; the verify pass of an in-capsule
+#   row is such a part (reads), so only the write chains are counted on
+#   to be signaled. interval = min(depth / 2, depth -
+#   2) on every queue.
 row_bounds() {
-	awk -F'\t' -v kind="$1" -v b="$2" -v qd="$3" -v bs="$4" -v rnd="$5" -v sq="$6" \
-		-v R="$7" -v P="$8" -v S="$9" -v C="${10}" -v I="${11}" -v sqd="${12}" '
+	awk -F'\t' -v kind="$1" -v b="$2" -v qd="$3" -v bs="$4" -v rnd="$5" -v sq="$6" -v incap="$7" \
+		-v W="$8" -v Rd="$9" -v R="${10}" -v P="${11}" -v S="${12}" -v C="${13}" -v I="${14}" \
+		-v st="${15}" -v sqd="${16}" '
 	function bound(name, v, lo, hi) {
 		if (v < lo || v > hi)
 			why = why sprintf("%s%s/rq %.4f outside %.4f-%.4f", why == "" ? "" : "; ", name, v / R, lo / R, hi / R)
 		return sprintf("%.4f-%.4f", (lo > 0 ? lo : 0) / R, hi / R)
 	}
 	function min(a, c) { return a < c ? a : c }
+	function interval(d) { return d > 2 ? min(int(d / 2), d - 2) : (d >= 2 ? 1 : 1) }
 	BEGIN {
 		rel = 0.02; abs = 2; why = ""
-		if (R <= 0 || P <= 0 || S <= 0 || C <= 0)
-			why = sprintf("a counter read zero: queue_rq %d posts %d send CQEs %d recv CQEs %d", R, P, S, C)
+		if (R <= 0 || P <= 0 || C <= 0 || (kind != "series" && S <= 0))
+			why = sprintf("a counter read zero: requests %d posts %d send CQEs %d recv CQEs %d", R, P, S, C)
 		if (R <= 0) R = 1
 		n = split(sqd, lines, "\n")
-		stalls = 0; A = 0; sig = 0; N = 0; extra = 0; ivals = ""
+		stalls = st + 0; A = 0; N = 0; nq = 0; lo_int = 0; hi_int = 0; ivals = ""
 		for (k = 1; k <= n; k++) {
-			if (split(lines[k], f, " ") < 6) continue
-			# qid depth interval signaled unsignaled stalls
-			stalls += f[6]; sig += f[4]
-			if (f[1] == 0) { A += f[4] + f[5]; continue }
-			N += f[4] + f[5]
-			extra += int((f[4] + f[5]) / f[3])
-			if (f[3] != (f[2] >= 2 ? int(f[2] / 2) : 1))
-				why = why (why == "" ? "" : "; ") "qid " f[1] ": interval " f[3] " is not depth " f[2] " / 2"
+			if (split(lines[k], f, " ") < 4) continue
+			# qid depth interval wrs
+			nq++
+			lo_int += int(f[4] / f[3]); hi_int += int(f[4] / f[3]) + 1
+			if (f[3] != interval(f[2]))
+				why = why (why == "" ? "" : "; ") "qid " f[1] ": interval " f[3] " is not min(depth / 2, depth - 2) of depth " f[2]
+			if (f[1] == 0) { A += f[4]; continue }
+			N += f[4]
 			if (index(" " ivals " ", " " f[3] " ") == 0) ivals = ivals (ivals == "" ? "" : " ") f[3]
 		}
-		Rp = R - stalls
 		if (kind == "series") {
 			if (n == 0 || N == 0)
-				why = why (why == "" ? "" : "; ") "no SQ accounting read from debugfs"
+				why = why (why == "" ? "" : "; ") "no send ring state read from debugfs"
+			Rio = R - A
+			if (Rio < 0) Rio = 0
+			E = incap ? W + 2 * Rd : 2 * Rio
+			I = N - E
+			if (Rio > 0 && (I < -(Rio * rel + abs) || I > Rio * (1 + rel) + abs))
+				why = why (why == "" ? "" : "; ") sprintf("%d I/O WRs for %d requests, %d expected without LOCAL_INVs: %d LOCAL_INVs", N, Rio, E, I)
+			if (I < 0) I = 0
 			single = (b <= 1 || bs >= 131072)
 			fits = (!single && rnd && qd <= sq - 1 && stalls == 0)
 			cmax = stalls > 0 ? sq : (single ? 1 : min(b, sq))
-			Rio = Rp - A
-			if (Rio < 0) Rio = 0
 			chlo = Rio / cmax
 			chhi = fits ? Rio / b : Rio
 			if (fits) rule = "batch " b " fits " sq - 1 " tags: a chain per batch"
 			else if (b <= 1) rule = "unbatched: a chain per request"
 			else if (bs >= 131072) rule = "bs >= 128k: the plug flushes each request"
 			else rule = "batch " b ", iodepth " qd ", " sq - 1 " tags: 1-" cmax " requests a chain"
+			rule = rule (incap ? "; in-capsule: each chain signaled" : "; no in-capsule data: the interval signals")
 			plo = chlo * (1 - rel) + A + I - abs
 			phi = chhi * (1 + rel) + A + I + abs
 			pb = bound("posts", P, plo, phi)
-			sb = bound("send", S, plo, phi + extra)
-			if (S < sig - abs || S > sig + abs)
-				why = why (why == "" ? "" : "; ") sprintf("send CQEs %d, debugfs signaled %d", S, sig)
-			if (Rio > 0 && (N < Rio - abs || N > 3 * Rio + I + abs))
-				why = why (why == "" ? "" : "; ") sprintf("%.3f WRs per I/O request, not 1 to 3", N / Rio)
+			if (incap)
+				sb = bound("send", S, (Rio > 0 ? chlo * W / Rio : 0) * (1 - rel) - abs, chhi * (1 + rel) + hi_int + I + abs)
+			else
+				sb = bound("send", S, lo_int - nq - abs, hi_int + I + abs)
 			wrs = Rio > 0 ? sprintf("%.3f", N / Rio) : "-"
 		} else {
 			rule = "every SEND and LOCAL_INV signaled"
-			plo = Rp * (1 - rel) + I - abs
-			phi = Rp * (1 + rel) + I + abs
+			plo = R * (1 - rel) + I - abs
+			phi = R * (1 + rel) + I + abs
 			pb = bound("posts", P, plo, phi)
 			sb = bound("send", S, plo, phi)
 			wrs = "-"; ivals = "-"
 		}
-		rb = bound("recv", C, Rp * (1 - rel) - abs, Rp * (1 + rel) + abs)
+		rb = bound("recv", C, R * (1 - rel) - abs, R * (1 + rel) + abs)
 		printf "%s\t%s\t%s\t%.4f\t%s\t%.4f\t%s\t%.4f\t%s\t%s\n", ivals == "" ? "-" : ivals, rule, wrs,
 			S / R, sb, P / R, pb, C / R, rb, why == "" ? "ok" : "FAIL: " why
 	}'
@@ -143,7 +161,7 @@ row_bounds() {
 # fio JOBNAME DEV ARGS...: one verified fio run, one results line.
 fio_run() {
 	local name=$1 dev=$2 ctrl=$3 port=$4 json=$OUT/fio-$1-p$4.json before after ios iops
-	local a b=1 qd=1 bs='' rnd=0 sq sqb sqa rq posts send_c recv_c inv bounds verdict
+	local a b=1 qd=1 bs='' rnd=0 wr=0 incap=0 sq sqb sqa rq posts send_c recv_c inv stalls bounds verdict rios wios
 	shift 4
 	# What the bounds depend on, from the fio arguments.
 	for a in "$@"; do
@@ -154,8 +172,10 @@ fio_run() {
 			print n * (u == "k" ? 1024 : u == "m" ? 1048576 : u == "g" ? 1073741824 : 1) }') ;;
 		--rw=rand*) rnd=1 ;;
 		esac
+		case "$a" in --rw=*write) wr=1 ;; esac
 	done
 	[ -n "$bs" ] || fail "fio_run $name: no --bs= (the bounds need the block size)"
+	[ "$wr" = 1 ] && [ "$bs" -le 4096 ] && incap=1
 	sq=$(cat /sys/class/nvme/"$ctrl"/sqsize)
 	phase "fio $name on $dev (port $port)"
 	before=$(mktemp) after=$(mktemp) sqb=$(mktemp) sqa=$(mktemp)
@@ -166,17 +186,17 @@ fio_run() {
 		--output="$json" "$@" || fail "fio $name on port $port failed (verify or I/O error)"
 	counters_read >"$after"
 	sq_read "$ctrl" >"$sqa"
-	read -r ios iops < <(python3 -c '
+	read -r ios iops rios wios < <(python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
 ios = j["read"]["total_ios"] + j["write"]["total_ios"]
 ms = max(j["read"]["runtime"], j["write"]["runtime"], j["job_runtime"])
-print(ios, int(ios * 1000 / ms) if ms else 0)' "$json")
+print(ios, int(ios * 1000 / ms) if ms else 0, j["read"]["total_ios"], j["write"]["total_ios"])' "$json")
 	[ "$ios" -gt 0 ] || fail "fio $name did no I/O"
 	read -r send recv posts qrq < <(counters_per_io "$before" "$after" "$ios")
-	read -r rq posts_c send_c recv_c inv < <(counters_delta "$before" "$after")
-	bounds=$(row_bounds "$KIND" "$b" "$qd" "$bs" "$rnd" "$sq" "$rq" "$posts_c" "$send_c" \
-		"$recv_c" "$inv" "$(sq_delta "$sqb" "$sqa")")
+	read -r rq posts_c send_c recv_c inv _ _ stalls < <(counters_delta "$before" "$after")
+	bounds=$(row_bounds "$KIND" "$b" "$qd" "$bs" "$rnd" "$sq" "$incap" "$wios" "$rios" "$rq" "$posts_c" "$send_c" \
+		"$recv_c" "$inv" "${stalls/-/0}" "$(sq_delta "$sqb" "$sqa")")
 	verdict=${bounds##*$'\t'}
 	# The optional extra ceiling (BATCH_MAX_SEND), on the rows whose batch fits.
 	if [ -n "${BATCH_MAX_SEND:-}" ] && [ "$verdict" = ok ] && [[ $bounds == *" fits "* ]] &&
@@ -188,11 +208,12 @@ print(ios, int(ios * 1000 / ms) if ms else 0)' "$json")
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$port" \
 		"$sq" "$ios" "$iops" "$send" "$recv" "$posts" "$qrq" ok "$credits" "$b" "$bounds" >>"$OUT/results.tsv"
 	rm -f "$before" "$after" "$sqb" "$sqa"
-	# With the series an idle queue has every credit back; its debugfs
-	# file missing is a failure (credits_idle says "missing: ...").
+	# With the series an idle queue holds fewer than interval unretired
+	# WRs; its debugfs file missing is a failure (credits_idle says
+	# "missing: ...").
 	case "$credits" in
-	full | skipped:*) ;;
-	*) fail "$name on port $port: credits not full at idle: $credits" ;;
+	idle | skipped:*) ;;
+	*) fail "$name on port $port: send ring not idle: $credits" ;;
 	esac
 	if [ "$verdict" != ok ]; then
 		echo "OUT OF BOUNDS: $name on port $port (sqsize $sq): ${verdict#FAIL: }"
@@ -200,7 +221,7 @@ print(ios, int(ios * 1000 / ms) if ms else 0)' "$json")
 	fi
 }
 
-printf 'workload\tport\tsqsize\tios\tiops\tsend_cqe/io\trecv_cqe/io\tposts/io\tqueue_rq/io\tverify\tcredits_idle\tbatch\tsq_interval\trule\twrs/rq\tsend_cqe/rq\tsend_bound/rq\tposts/rq\tposts_bound/rq\trecv_cqe/rq\trecv_bound/rq\tbounds\n' >"$OUT/results.tsv"
+printf 'workload\tport\tsqsize\tios\tiops\tsend_cqe/io\trecv_cqe/io\tposts/io\tcmds/io\tverify\tring_idle\tbatch\tinterval\trule\twrs/rq\tsend_cqe/rq\tsend_bound/rq\tposts/rq\tposts_bound/rq\trecv_cqe/rq\trecv_bound/rq\tbounds\n' >"$OUT/results.tsv"
 # Inline 4k writes, MR-registered 4k reads; io_uring batches of 16 (fio
 # reaps 16 completions before it refills, or it would submit one by one).
 check_workloads() {

@@ -48,7 +48,7 @@ for port in 1 2; do
 		fail "poll-queue fio on port $port failed (verify or I/O error)"
 	credits=$(credits_idle "$ctrl")
 	case "$kind:$credits" in
-	series:full | upstream:skipped:*) ;;
+	series:idle | upstream:skipped:*) ;;
 	*) fail "poll-queue port $port: $kind driver, credits at idle: $credits" ;;
 	esac
 	python3 -c '

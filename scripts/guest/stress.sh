@@ -107,10 +107,10 @@ credits_check() {
 	local ctrl=$1 c i
 	for i in $(seq 20); do
 		c=$(credits_idle "$ctrl")
-		case "$c" in full | skipped:*) echo "credits $c" && return 0 ;; esac
+		case "$c" in idle | skipped:*) echo "credits $c" && return 0 ;; esac
 		sleep 0.5
 	done
-	fail "$ctrl: credits not full at idle: $c"
+	fail "$ctrl: send ring not idle: $c"
 }
 
 # fio_verify NAME DEV ARGS...: one verified fio job set; fails on any I/O

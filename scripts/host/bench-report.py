@@ -45,7 +45,7 @@ COLUMNS = [
     ("flag", "SPREAD when iops_spread% >= 1, FEW when fewer repeats than boots, MISSING when none"),
     ("send_cqe/cmd", "send-side completions (send, memreg, inv_rkey, async done handlers) per command"),
     ("recv_cqe/cmd", "receive completions (nvme_rdma_recv_done) per command"),
-    ("send_posts/cmd", "ib_post_send calls (series: nvme_rdma_post_wrs; upstream: nvme_rdma_post_send + LOCAL_INVs) per command"),
+    ("send_posts/cmd", "ib_post_send calls (series: tracepoint nvme_rdma_post_send; upstream: nvme_rdma_post_send + LOCAL_INVs) per command"),
     ("recv_posts/cmd", "ib_post_recv calls (nvme_rdma_post_recv) per command"),
     ("wrs/post", "send WRs per ib_post_send call (SEND + REG_MR + LOCAL_INV)"),
     ("wrs_source", "series: the driver's debugfs WR counts; upstream: posts + REG_MRs (ib_mr_pool_get calls)"),
@@ -123,8 +123,12 @@ def mtime(path):
 def derive(r, driver, boot, bdir):
     ios, ms = float(r["ios"]), float(r["runtime_ms"])
     stalls = num(r["stalls"]) or 0.0
-    posts, regmr, inv = float(r["send_posts"]), float(r["reg_mr"]), float(r["local_inv"])
-    cmds = float(r["queue_rq"]) - stalls
+    posts, regmr = float(r["send_posts"]), float(r["reg_mr"])
+    # The series has no LOCAL_INV count of its own ("-"): its WRs are counted.
+    inv = num(r["local_inv"]) or 0.0
+    # Commands: completed requests (nvme_complete_rq), which also counts
+    # those dispatched through ->queue_rqs(); older raw files: dispatches.
+    cmds = float(r["cmds"]) if "cmds" in r else float(r["queue_rq"]) - stalls
     t0 = mtime(os.path.join(bdir, "wall", r["row"] + ".start"))
     t1 = mtime(os.path.join(bdir, "wall", r["row"] + ".end"))
     wall = t1 - t0 if t0 is not None and t1 is not None and t1 > t0 else None
@@ -140,8 +144,9 @@ def derive(r, driver, boot, bdir):
         # LOCAL_INV, so WRs = posts + REG_MRs.
         run.update(wrs=posts + regmr, wrs_source="counted", wrs_formula=posts + regmr)
     for k in ("ios", "runtime_ms", "queue_rq", "send_posts", "send_cqes", "recv_cqes", "recv_posts",
-              "local_inv", "reg_mr", "polls"):
+              "reg_mr", "polls"):
         run[k] = float(r[k])
+    run["local_inv"] = inv
     run["stalls"] = r["stalls"]
     return run
 
@@ -270,7 +275,7 @@ def table(plan, agg, boots_info, boots, title, runs):
     out.append("")
     out.extend(render(head1, lines1))
     out.append("")
-    out.append("Per NVMe command (nvme_rdma_queue_rq calls less the series' refused dispatches), not per fio I/O,")
+    out.append("Per NVMe command (requests completed: nvme_complete_rq calls), not per fio I/O,")
     out.append("summed over the repeats; WRs/post: send WRs per ib_post_send call")
     out.append("")
     out.extend(render(head2, lines2))

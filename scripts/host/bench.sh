@@ -56,20 +56,21 @@ module_syms() {
 	nm --defined-only "$tmp/m.ko" | awk '{ print $3 }' |
 		sed -E 's/(\.(isra|constprop)\.[0-9]+)+$//' | sort -u
 }
-need="nvme_rdma_queue_rq nvme_rdma_send_done nvme_rdma_memreg_done nvme_rdma_inv_rkey_done
-nvme_rdma_async_done nvme_rdma_recv_done nvme_rdma_post_recv nvme_rdma_poll"
+need="nvme_rdma_queue_rq nvme_rdma_send_done nvme_rdma_recv_done nvme_rdma_poll"
 for d in upstream series; do
 	root=$MODROOT
 	[ $d = upstream ] && root=$UP_MODROOT
 	module_syms "$root" >"$tmp/$d.syms"
-	if [ $d = upstream ] && grep -qx nvme_rdma_post_wrs "$tmp/$d.syms"; then
+	if [ $d = upstream ] && grep -qx nvme_rdma_commit_rqs "$tmp/$d.syms"; then
 		die "$root holds the series' nvme-rdma.ko, not the upstream driver"
 	fi
-	want="$need nvme_rdma_post_send"
-	[ $d = upstream ] || want="$need nvme_rdma_post_wrs"
+	# Upstream's posts and send-side completions have functions of their
+	# own; the series' are its tracepoints and nvme_rdma_send_done.
+	want="$need nvme_rdma_post_send nvme_rdma_post_recv nvme_rdma_memreg_done nvme_rdma_inv_rkey_done nvme_rdma_async_done"
+	[ $d = upstream ] || want="$need nvme_rdma_commit_rqs __tracepoint_nvme_rdma_post_send __tracepoint_nvme_rdma_post_recv"
 	for f in $want; do
 		grep -qx "$f" "$tmp/$d.syms" ||
-			die "$d driver ($root): $f is not a function of nvme-rdma.ko (inlined?): the bench cannot count its calls"
+			die "$d driver ($root): $f is not in nvme-rdma.ko (inlined?): the bench cannot count its calls"
 	done
 done
 

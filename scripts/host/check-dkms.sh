@@ -33,7 +33,7 @@ case_() {
 	cp -r "$src" "$d"
 	(cd "$d" && PATH=$work/bin:$PATH FAKE_PKGS=$pkgs ./prepare-source.sh "$kver") >"$d.log" 2>&1 || true
 	if [ "$want" = ok ]; then
-		[ -f "$d/src/rdma.c" ] && [ -f "$d/src/rdma_sq.h" ] && [ ! -e "$d/src/REFUSED" ] &&
+		[ -f "$d/src/rdma.c" ] && [ -f "$d/src/rdma_send_ring.h" ] && [ -f "$d/src/rdma_trace.h" ] && [ ! -e "$d/src/REFUSED" ] &&
 			got=ok || got="not prepared: $(cat "$d.log")"
 	elif [ -e "$d/src/REFUSED" ] && grep -q -- "$want" "$d/src/REFUSED" &&
 		[ "$(wc -l <"$d/src/REFUSED")" = 1 ] &&

@@ -6,9 +6,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-suite=nvme-rdma-sq
+suite=nvme-rdma-send-ring
 log_file=$LOGS/kunit-uml-$BASE.log
-[ -f "$TREE/drivers/nvme/host/rdma_sq_kunit.c" ] ||
+[ -f "$TREE/drivers/nvme/host/rdma_send_ring_kunit.c" ] ||
 	die "no KUnit suite in $TREE: is patches/$BASE applied? (make tree BASE=$BASE)"
 mkdir -p "$LOGS"
 cc=gcc

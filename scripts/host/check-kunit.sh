@@ -4,7 +4,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-module=rdma_sq_kunit suite=nvme-rdma-sq
+module=rdma_send_ring_kunit suite=nvme-rdma-send-ring
 release=$(cat "$OBJ/include/config/kernel.release")
 find "$MODROOT/lib/modules/$release" -name "$module.ko*" | grep -q . ||
 	die "KUnit module $module not built (is NVME_RDMA_KUNIT_TEST in the series?)"

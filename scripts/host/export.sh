@@ -35,9 +35,10 @@ git -C "$TREE" format-patch -q --zero-commit --no-signature --cover-letter \
 	-o "$dir" upstream..HEAD
 # Stable cover letter: the tip's date, the kept subject and text.
 date=$(git -C "$TREE" log -1 --format='%aD' HEAD)
-awk -v subj="$subject" -v date="$date" -v bf="$blurb" '
+awk -v subj="$subject" -v date="$date" -v bf="$blurb" -v name="$name" '
 	/^Date: / && !hdr { print "Date: " date; next }
 	/^$/ { hdr = 1 }
+	hdr && !sl && /^[^ ].* \([0-9]+\):$/ { sub(/^.* \(/, name " ("); sl = 1 }
 	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subj) }
 	/^\*\*\* BLURB HERE \*\*\*$/ { while ((getline l < bf) > 0) print l; next }
 	{ print }' "$cover" >"$cover.new"

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Prove the KUnit suite can fail: break the interval and the retire logic
-# of rdma_sq.h one way at a time, run the suite on UML, and require that
-# every mutant fails it. The header is restored from git afterwards.
+# Prove the KUnit suite can fail: break the interval, the slot and the
+# retire arithmetic of rdma_send_ring.h one way at a time, run the suite on
+# UML, and require that every mutant fails it. The header is restored from
+# git afterwards.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-hdr=drivers/nvme/host/rdma_sq.h
+hdr=drivers/nvme/host/rdma_send_ring.h
 [ -f "$TREE/$hdr" ] || die "no $hdr in $TREE: is the series applied? (make tree)"
 cd "$TREE"
 git diff --quiet -- "$hdr" || die "$hdr has uncommitted changes"
@@ -21,12 +22,14 @@ log "baseline: the suite must pass unmodified"
 run_suite baseline || die "KUnit suite fails without mutation (see $LOGS/kunit-mutant-baseline.log)"
 
 # Each mutant: a name and a sed expression on the header.
-names=(interval-is-depth interval-is-32 retire-only-one tail-unsignaled)
+names=(interval-is-depth interval-is-32 no-drain-slot retire-one-short seq-ignores-tail untake-no-signal)
 exprs=(
-	's|return max(1U, depth / 2);|return max(1U, depth);|'
-	's|return max(1U, depth / 2);|return 32;|'
-	's|u32 n = seq - sq->tail + 1;|u32 n = 1;|'
-	's/\*signal = last || ++sq->since_signal/*signal = ++sq->since_signal/'
+	's|u32 interval = depth / 2;|u32 interval = depth;|'
+	's|return max(interval, 1U);|return 32;|'
+	's|return max_send_wr ? max_send_wr - 1 : 0;|return max_send_wr;|'
+	's|smp_store_release(&ring->tail, seq + 1);|smp_store_release(\&ring->tail, seq);|'
+	's|return ring->tail + ((slot - ring->tail) \& ring->mask);|return slot;|'
+	's|ring->since_signal = ring->interval - 1;|ring->since_signal = 0;|'
 )
 bad=0
 printf '%-20s %-10s %s\n' mutant result 'kunit.py summary'
