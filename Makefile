@@ -31,7 +31,7 @@ help:
 	@echo "              retransmission), two pollers on one poll queue, and both negative controls"
 	@echo "make negative-control  only the controls that must fail: the 2017 rule overflows"
 	@echo "              strict rxe, a request completing on its response trips the retry oracle"
-	@echo "make kunit-mutants  break rdma_sq.h on purpose (UML KUnit): every mutant must fail the suite"
+	@echo "make kunit-mutants  break rdma_send_ring.h on purpose (UML KUnit): every mutant must fail the suite"
 	@echo "make kunit    kunit.py run --kunitconfig=drivers/nvme/host (UML) in build/$(BASE)"
 	@echo "make backport-check  the 6.1 series: drift from 6.12, checkpatch/W=1/sparse per patch, UML KUnit"
 	@echo "make deb     the DKMS package build/dkms/nvme-rdma-sq-dkms_VERSION_all.deb"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # DKMS PRE_BUILD: fill src/ with the target kernel's own rdma.c, nvme.h and
 # fabrics.h, taken from the installed linux-source-X.Y of exactly the
-# target kernel's Debian version, with the series for that base applied.
+# target kernel's Debian version, with the series for that base applied
+# (which adds rdma_send_ring.h and rdma_trace.h).
 # Anything else is refused: src/REFUSED holds the one-line cause, which
 # the Makefile prints and fails on (dkms ignores PRE_BUILD's status).
 # Usage: prepare-source.sh KERNELVER   (run in the dkms build directory)

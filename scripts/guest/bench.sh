@@ -189,7 +189,7 @@ fill() {
 run_row() {
 	local i=$1 total=$2 name=$3 conn=$4 rw=$5 bs=$6 engine=$7 qd=$8 batch=$9 jobs=${10}
 	local port=1 json=$OUT/fio/$i-$3.json poll=0 n before after sqb sqa sq ios ms
-	local rq posts send recv inv prc regmr polls stalls wrs credits
+	local rq posts send recv inv prc regmr polls stalls wrs credits cmds rposts nq
 	local args=(--name="$name" --filename="/dev/$DEV" --direct=1 --eta=never
 		--output-format=json --output="$json" --rw="$rw" --bs="$bs"
 		--ioengine="$engine" --iodepth="$qd"

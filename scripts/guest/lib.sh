@@ -344,13 +344,13 @@ counters_arm() {
 	done
 	echo 1 >$TRACING/events/nvmecnt/enable || fail "enabling kprobe counters failed"
 	[ "$kind" != series ] || tp_arm
-	CNT_INFO="counters $kind driver: ${req//$'\n'/ }; LOCAL_INV posts: "
+	CNT_INFO="counters $kind driver: ${req//$'\n'/ }; "
 	if [ "$kind" = series ]; then
-		CNT_INFO+="tracepoints $TP_SERIES (LOCAL_INVs: from the WRs taken)"
+		CNT_INFO+="tracepoints $TP_SERIES; LOCAL_INVs: from the WRs taken"
 	elif [[ $req == *" nvme_rdma_inv_rkey" ]]; then
-		CNT_INFO+="nvme_rdma_inv_rkey"
+		CNT_INFO+="LOCAL_INV posts: nvme_rdma_inv_rkey"
 	else
-		CNT_INFO+="nvme_rdma_inv_rkey_done (nvme_rdma_inv_rkey is not in kallsyms: inlined)"
+		CNT_INFO+="LOCAL_INV posts: nvme_rdma_inv_rkey_done (nvme_rdma_inv_rkey is not in kallsyms: inlined)"
 	fi
 }
 
@@ -365,7 +365,7 @@ tp_arm() {
 		d=$TRACING/instances/cnt_$e
 		[ -d "$d" ] || mkdir "$d" || fail "cannot create trace instance $d"
 		echo 0 >"$d/tracing_on"
-		echo 16384 >"$d/buffer_size_kb" || fail "cannot size $d"
+		echo 2048 >"$d/buffer_size_kb" || fail "cannot size $d"
 		echo >"$d/trace"
 		echo 1 >"$d/events/nvme_rdma/$e/enable" || fail "cannot enable $e in $d"
 		echo 1 >"$d/tracing_on"
@@ -379,9 +379,28 @@ tp_count() {
 		awk '$1 == "entries:" || $1 == "overrun:" { n += $2 } END { print n + 0 }'
 }
 
+# tp_sum EVENT FIELD...: the sum of each FIELD (name=value) over the
+# events of EVENT's instance, one "tpsum:FIELD N" line each, or
+# "tpsum:overrun N" when events were overwritten (the sums are then
+# incomplete: the callers fail on it).
+tp_sum() {
+	local e=$1 o
+	shift
+	o=$(cat "$TRACING/instances/cnt_$e"/per_cpu/cpu*/stats | awk '$1 == "overrun:" { n += $2 } END { print n + 0 }')
+	if [ "$o" != 0 ]; then
+		echo "tpsum:overrun $o"
+		return 0
+	fi
+	awk -v fields="$*" '
+		BEGIN { n = split(fields, f, " "); for (i = 1; i <= n; i++) s[f[i]] = 0 }
+		{ for (k = 1; k <= NF; k++) { split($k, kv, "="); if (kv[1] in s) s[kv[1]] += kv[2] } }
+		END { for (i = 1; i <= n; i++) print "tpsum:" f[i], s[f[i]] }' "$TRACING/instances/cnt_$e/trace"
+}
+
 # Prints "name calls" for every armed counter (hits plus misses: a miss is
 # a call whose probe handler did not run, e.g. nested in an interrupt),
-# and "tp:EVENT events" for the series' tracepoints.
+# "tp:EVENT events" for the series' tracepoints, and with TP_SUMS=1 the
+# sums of the series' posts' "wrs" and "signaled" (tp_sum).
 counters_read() {
 	local e
 	# kprobe_profile: event name (without group), hits, misses
@@ -391,13 +410,18 @@ counters_read() {
 		for e in $TP_SERIES; do
 			echo "tp:$e $(tp_count "$e")"
 		done
+		[ "${TP_SUMS:-0}" = 0 ] || tp_sum nvme_rdma_post_send wrs signaled
 	fi
 }
 
 # counters_delta BEFORE AFTER: what the driver did between two
 # counters_read snapshots, in calls: "cmds posts send_cqes recv_cqes
-# local_inv recv_posts queue_rq stalls" (stalls: the series' refused
-# dispatches, "-" upstream). Upstream posts every LOCAL_INV alone and
+# local_inv recv_posts queue_rq stalls wrs signaled" (stalls: the series'
+# stall events, a refused ->queue_rq() dispatch fires one when it finds
+# no credit and one more if its retry after recording the hctx finds none
+# either; wrs and signaled: the sums of its posts' tracepoint fields, with
+# TP_SUMS=1, "-" otherwise and upstream, "overrun" if events were lost).
+# Upstream posts every LOCAL_INV alone and
 # signaled, so nvme_rdma_inv_rkey_done counts them, and reposts each
 # receive buffer by itself (recv_posts = recv CQEs); the series' LOCAL_INVs
 # read "-" (see above).
@@ -412,14 +436,17 @@ counters_delta() {
 			send = d["nvme_rdma_send_done"]
 			inv = "-"
 			stalls = d["tp:nvme_rdma_send_stall"]
+			if ("tpsum:overrun" in d) { wrs = "overrun"; sig = "overrun" }
+			else if ("tpsum:wrs" in d) { wrs = d["tpsum:wrs"]; sig = d["tpsum:signaled"] }
+			else { wrs = "-"; sig = "-" }
 		} else {
-			stalls = "-"
+			stalls = "-"; wrs = "-"; sig = "-"
 			inv = d["nvme_rdma_inv_rkey_done"]
 			post = d["nvme_rdma_post_send"] + ("nvme_rdma_inv_rkey" in d ? d["nvme_rdma_inv_rkey"] : inv)
 			send = d["nvme_rdma_send_done"] + d["nvme_rdma_memreg_done"] + inv + d["nvme_rdma_async_done"]
 			rpost = d["nvme_rdma_recv_done"]
 		}
-		printf "%d %d %d %d %s %d %d %s\n", d["nvme_complete_rq"], post, send, d["nvme_rdma_recv_done"], inv, rpost, d["nvme_rdma_queue_rq"], stalls
+		printf "%d %d %d %d %s %d %d %s %s %s\n", d["nvme_complete_rq"], post, send, d["nvme_rdma_recv_done"], inv, rpost, d["nvme_rdma_queue_rq"], stalls, wrs, sig
 	}' "$2"
 }
 
@@ -438,8 +465,10 @@ counters_per_io() {
 sq_read() { cat "/sys/kernel/debug/nvme_rdma/$1/send_ring" 2>/dev/null || true; }
 
 # sq_delta BEFORE AFTER: per queue of two sq_read snapshots, "qid depth
-# interval wrs": the WRs its send ring took in between (head, a u32 that
-# wraps). A queue created in between (reconnect) counts from 0.
+# interval wrs": the WRs its send ring took in between (head, a u32). A
+# queue created in between (a reconnect restarts head at 0, a delta of
+# 2^31 or more unsigned) counts from 0. A header without the columns
+# prints "bad header: ..." (callers fail on a line that is not 4 numbers).
 sq_delta() {
 	awk -v fb="$1" '
 	BEGIN {
@@ -449,10 +478,15 @@ sq_delta() {
 			b[a[h["qid"]]] = a[h["head"]]
 		}
 	}
-	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	NR == 1 {
+		for (i = 1; i <= NF; i++) c[$i] = i
+		if (!("qid" in c) || !("depth" in c) || !("interval" in c) || !("head" in c)) { print "bad header: " $0; exit }
+		next
+	}
 	{
 		w = $c["head"] - (($c["qid"] in b) ? b[$c["qid"]] : 0)
 		if (w < 0) w += 4294967296
+		if (w >= 2147483648) w = $c["head"]
 		print $c["qid"], $c["depth"], $c["interval"], w
 	}' "$2"
 }
@@ -475,8 +509,19 @@ credits_idle() {
 		fi
 		return 0
 	fi
+	# The last signaled WR's completion may still be on its way when the
+	# workload ends: a queue gets 2 s to reach idle.
+	local v _
+	for _ in $(seq 20); do
+		v=$(awk 'NR == 1 {
+			     for (i = 1; i <= NF; i++) c[$i] = i
+			     if (!("interval" in c) || !("unretired" in c)) { print "bad header: " $0; exit }
+			     next }
+		     $c["unretired"] >= $c["interval"] { bad = bad $0 ";" }
+		     END { if (!("interval" in c) || !("unretired" in c)) exit; print (bad == "" ? "idle" : bad) }' "$f")
+		[ "$v" = idle ] && break
+		sleep 0.1
+	done
 	[ "${SQ_SNAPSHOTS:-1}" = 0 ] || cp "$f" "$OUT/send_ring-$1-$(date +%s%N).txt"
-	awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-	     $c["unretired"] >= $c["interval"] || $c["unretired"] > $c["depth"] { bad = bad $0 ";" }
-	     END { print (bad == "" ? "idle" : bad) }' "$f"
+	echo "$v"
 }

@@ -37,17 +37,21 @@ if [ -n "${EXPECT_DRIVER:-}" ] && [ "$(driver_kind)" != "$EXPECT_DRIVER" ]; then
 fi
 echo "driver $(driver_kind) $(modinfo -n nvme_rdma)" >>"$OUT/info"
 counters_arm
+# The series' WR and signal sums from its post tracepoint, per row.
+export TP_SUMS=1
 echo "$CNT_INFO" >>"$OUT/info"
 KIND=$(driver_kind)
 BOUND_FAILS=()
 
 # row_bounds KIND BATCH IODEPTH BS_BYTES RANDOM SQSIZE INCAP WIOS RIOS R
-# POSTS SEND RECV LOCAL_INV STALLS SQ_DELTA: the bounds of one row and its
-# verdict,
+# POSTS SEND RECV LOCAL_INV STALLS RPOSTS TPWRS TPSIG SQ_DELTA: the bounds
+# of one row and its verdict,
 # tab-separated: interval rule wrs/rq send/rq send_bound posts/rq
 # posts_bound recv/rq recv_bound verdict. Counts are calls over the whole
 # row (counters_delta): R requests completed (nvme_complete_rq, admin
-# included), POSTS ib_post_send calls, SEND send CQEs, RECV recv CQEs;
+# included), POSTS ib_post_send calls, SEND send CQEs, RECV recv CQEs,
+# RPOSTS ib_post_recv calls, TPWRS and TPSIG the series' posted WRs and
+# signaled WRs summed from its post tracepoint;
 # INCAP: the row's writes carry their data in the capsule (4k writes: the
 # target's inline data size is a page), WIOS and RIOS its fio write and
 # read I/Os (the verify pass reads what was written); SQ_DELTA is sq_delta's output for
@@ -55,7 +59,10 @@ BOUND_FAILS=()
 # sequential 128k I/O merges into larger requests, and each request is one
 # command.
 #
-# recv: every request gets exactly one response: recv CQEs = R.
+# recv: every request gets exactly one response: recv CQEs = R. Receive
+#   posts: upstream one per response; the series one chain of 8 per 8
+#   responses, within 7 buffers a queue waiting for their chain at either
+#   end of the row.
 #   Tolerance 2% + 2 (all bounds): the 2 absorb a keepalive or AER crossing
 #   a snapshot (the admin queue runs on, fio does not wait for it); the 2%
 #   a batch split in two when the submitting thread is preempted mid-batch
@@ -72,7 +79,11 @@ BOUND_FAILS=()
 #   2 x I/O requests + LOCAL_INVs, or with in-capsule writes WIOS + 2 x
 #   RIOS + LOCAL_INVs (4k random I/O: one request per fio I/O); the series
 #   has no LOCAL_INV counter: this derives them, and they must be 0..I/O
-#   requests. Admin commands post a SEND each. Chains hold the requests of one dispatch
+#   requests (0..the reads with in-capsule writes, whose registered I/O is
+#   the verify pass; about 0 against the local nvmet, which invalidates
+#   remotely). Admin commands post a SEND each. The WRs its post
+#   tracepoint summed equal the rings' heads' advance, and the WRs it
+#   marked signaled equal the send CQEs (+-2: nothing is flushed). Chains hold the requests of one dispatch
 #   batch, one fio submit batch of BATCH when it fits: BATCH > 1, 4k-class
 #   random I/O (no merges; the plug flushes every request of 128 KiB or
 #   more by itself, BLK_PLUG_FLUSH_SIZE), and IODEPTH within the usable
@@ -81,7 +92,9 @@ BOUND_FAILS=()
 #   sqsize after a stall). Admin commands and LOCAL_INVs are posts of their
 #   own. Signaled: every interval-th WR of a queue (floor(WRs / interval)
 #   to that + 1 per queue), and with in-capsule data also the last WR of
-#   every chain (that chain's SEND is waited on), and every LOCAL_INV.
+#   every chain that holds a write (that chain's SEND is waited on): at
+#   most one a write chain (one a batch when it fits), never more than
+#   one a post; and every LOCAL_INV.
 #   Without in-capsule data nothing else is signaled: send CQEs are the
 #   interval's, about 1 / interval WRs; the verify pass of an in-capsule
 #   row is such a part (reads), so only the write chains are counted on
@@ -90,14 +103,15 @@ BOUND_FAILS=()
 row_bounds() {
 	awk -F'\t' -v kind="$1" -v b="$2" -v qd="$3" -v bs="$4" -v rnd="$5" -v sq="$6" -v incap="$7" \
 		-v W="$8" -v Rd="$9" -v R="${10}" -v P="${11}" -v S="${12}" -v C="${13}" -v I="${14}" \
-		-v st="${15}" -v sqd="${16}" '
+		-v st="${15}" -v RP="${16}" -v TW="${17}" -v TS="${18}" -v sqd="${19}" -v local="${TARGET:-local}" '
 	function bound(name, v, lo, hi) {
 		if (v < lo || v > hi)
 			why = why sprintf("%s%s/rq %.4f outside %.4f-%.4f", why == "" ? "" : "; ", name, v / R, lo / R, hi / R)
 		return sprintf("%.4f-%.4f", (lo > 0 ? lo : 0) / R, hi / R)
 	}
 	function min(a, c) { return a < c ? a : c }
-	function interval(d) { return d > 2 ? min(int(d / 2), d - 2) : (d >= 2 ? 1 : 1) }
+	function interval(d) { return d > 2 ? min(int(d / 2), d - 2) : 1 }
+	function fail(m) { why = why (why == "" ? "" : "; ") m }
 	BEGIN {
 		rel = 0.02; abs = 2; why = ""
 		if (R <= 0 || P <= 0 || C <= 0 || (kind != "series" && S <= 0))
@@ -123,9 +137,23 @@ row_bounds() {
 			if (Rio < 0) Rio = 0
 			E = incap ? W + 2 * Rd : 2 * Rio
 			I = N - E
-			if (Rio > 0 && (I < -(Rio * rel + abs) || I > Rio * (1 + rel) + abs))
-				why = why (why == "" ? "" : "; ") sprintf("%d I/O WRs for %d requests, %d expected without LOCAL_INVs: %d LOCAL_INVs", N, Rio, E, I)
+			Imax = incap ? Rd * (1 + rel) + abs : Rio * (1 + rel) + abs
+			if (local == "local") Imax = Rio * rel + abs
+			if (Rio > 0 && (I < -(Rio * rel + abs) || I > Imax))
+				fail(sprintf("%d I/O WRs for %d requests, %d expected without LOCAL_INVs: %d LOCAL_INVs (at most %d)", N, Rio, E, I, Imax))
 			if (I < 0) I = 0
+			if (TW == "overrun" || TS == "overrun")
+				fail("post tracepoint events were overwritten: no WR or signal sums")
+			else if (TW == "-" || TS == "-")
+				fail("no WR or signal sums from the post tracepoint (TP_SUMS)")
+			else {
+				if (TW < N + A - abs || TW > N + A + abs)
+					fail(sprintf("the posts carried %d WRs, the rings took %d", TW, N + A))
+				if (S < TS - abs || S > TS + abs)
+					fail(sprintf("send CQEs %d, signaled WRs posted %d", S, TS))
+			}
+			if (RP * 8 < C - 7 * nq - abs || RP * 8 > C + 7 * nq + abs)
+				fail(sprintf("%d receive chains for %d responses: not one chain of 8 per 8", RP, C))
 			single = (b <= 1 || bs >= 131072)
 			fits = (!single && rnd && qd <= sq - 1 && stalls == 0)
 			cmax = stalls > 0 ? sq : (single ? 1 : min(b, sq))
@@ -139,13 +167,17 @@ row_bounds() {
 			plo = chlo * (1 - rel) + A + I - abs
 			phi = chhi * (1 + rel) + A + I + abs
 			pb = bound("posts", P, plo, phi)
+			wch = fits ? W / b : W
+			if (wch > P - A - I) wch = P - A - I
 			if (incap)
-				sb = bound("send", S, (Rio > 0 ? chlo * W / Rio : 0) * (1 - rel) - abs, chhi * (1 + rel) + hi_int + I + abs)
+				sb = bound("send", S, (Rio > 0 ? chlo * W / Rio : 0) * (1 - rel) - abs, wch * (1 + rel) + hi_int + I + abs)
 			else
 				sb = bound("send", S, lo_int - nq - abs, hi_int + I + abs)
 			wrs = Rio > 0 ? sprintf("%.3f", N / Rio) : "-"
 		} else {
 			rule = "every SEND and LOCAL_INV signaled"
+			if (RP < C * (1 - rel) - abs || RP > C * (1 + rel) + abs)
+				fail(sprintf("%d receive posts for %d responses: not one each", RP, C))
 			plo = R * (1 - rel) + I - abs
 			phi = R * (1 + rel) + I + abs
 			pb = bound("posts", P, plo, phi)
@@ -162,6 +194,7 @@ row_bounds() {
 fio_run() {
 	local name=$1 dev=$2 ctrl=$3 port=$4 json=$OUT/fio-$1-p$4.json before after ios iops
 	local a b=1 qd=1 bs='' rnd=0 wr=0 incap=0 sq sqb sqa rq posts send_c recv_c inv stalls bounds verdict rios wios
+	local rposts tpwrs tpsig
 	shift 4
 	# What the bounds depend on, from the fio arguments.
 	for a in "$@"; do
@@ -194,9 +227,9 @@ ms = max(j["read"]["runtime"], j["write"]["runtime"], j["job_runtime"])
 print(ios, int(ios * 1000 / ms) if ms else 0, j["read"]["total_ios"], j["write"]["total_ios"])' "$json")
 	[ "$ios" -gt 0 ] || fail "fio $name did no I/O"
 	read -r send recv posts qrq < <(counters_per_io "$before" "$after" "$ios")
-	read -r rq posts_c send_c recv_c inv _ _ stalls < <(counters_delta "$before" "$after")
+	read -r rq posts_c send_c recv_c inv rposts _ stalls tpwrs tpsig < <(counters_delta "$before" "$after")
 	bounds=$(row_bounds "$KIND" "$b" "$qd" "$bs" "$rnd" "$sq" "$incap" "$wios" "$rios" "$rq" "$posts_c" "$send_c" \
-		"$recv_c" "$inv" "${stalls/-/0}" "$(sq_delta "$sqb" "$sqa")")
+		"$recv_c" "$inv" "${stalls/-/0}" "$rposts" "$tpwrs" "$tpsig" "$(sq_delta "$sqb" "$sqa")")
 	verdict=${bounds##*$'\t'}
 	# The optional extra ceiling (BATCH_MAX_SEND), on the rows whose batch fits.
 	if [ -n "${BATCH_MAX_SEND:-}" ] && [ "$verdict" = ok ] && [[ $bounds == *" fits "* ]] &&

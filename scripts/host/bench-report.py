@@ -48,7 +48,7 @@ COLUMNS = [
     ("send_posts/cmd", "ib_post_send calls (series: tracepoint nvme_rdma_post_send; upstream: nvme_rdma_post_send + LOCAL_INVs) per command"),
     ("recv_posts/cmd", "ib_post_recv calls (nvme_rdma_post_recv) per command"),
     ("wrs/post", "send WRs per ib_post_send call (SEND + REG_MR + LOCAL_INV)"),
-    ("wrs_source", "series: the driver's debugfs WR counts; upstream: posts + REG_MRs (ib_mr_pool_get calls)"),
+    ("wrs_source", "series: the WRs its send rings took (debugfs ring heads); upstream: posts + REG_MRs (ib_mr_pool_get calls)"),
     ("polls/cmd", "nvme_rdma_poll calls per command (blk-mq polling)"),
     ("wall_iops", "NOISY: fio I/Os per host second from fio start to exit (includes fio startup; shares the host)"),
     ("wall_spread%", "NOISY: (max - min) / mean of the repeats' wall IOPS, percent"),

@@ -67,7 +67,7 @@ for d in upstream series; do
 	# Upstream's posts and send-side completions have functions of their
 	# own; the series' are its tracepoints and nvme_rdma_send_done.
 	want="$need nvme_rdma_post_send nvme_rdma_post_recv nvme_rdma_memreg_done nvme_rdma_inv_rkey_done nvme_rdma_async_done"
-	[ $d = upstream ] || want="$need nvme_rdma_commit_rqs __tracepoint_nvme_rdma_post_send __tracepoint_nvme_rdma_post_recv"
+	[ $d = upstream ] || want="$need nvme_rdma_commit_rqs __tracepoint_nvme_rdma_post_send __tracepoint_nvme_rdma_post_recv __tracepoint_nvme_rdma_send_stall"
 	for f in $want; do
 		grep -qx "$f" "$tmp/$d.syms" ||
 			die "$d driver ($root): $f is not in nvme-rdma.ko (inlined?): the bench cannot count its calls"
