@@ -491,6 +491,14 @@ sq_delta() {
 	}' "$2"
 }
 
+# reap_polled DEV: one polled 4k read on DEV. A poll queue's completions
+# are reaped only by polling: after fio, its CQ may still hold the last
+# signaled send completion. Fails (returns 1) where DEV cannot poll.
+reap_polled() {
+	fio --name=reap --filename="/dev/$1" --direct=1 --ioengine=io_uring \
+		--hipri --rw=read --bs=4k --size=4k >/dev/null 2>&1
+}
+
 # The send rings of controller $1 from the series' debugfs file; prints
 # "idle" when every queue holds fewer than interval unretired WRs (an idle
 # queue waits for no completion: the WRs left are unsignaled ones of

@@ -54,8 +54,7 @@ for port in 1 2; do
 		if [ "$kind" != series ] || [ "$credits" = idle ]; then
 			break
 		fi
-		fio --name=reap --filename="/dev/$dev" --direct=1 --ioengine=io_uring \
-			--hipri --rw=read --bs=4k --size=4k >/dev/null 2>&1 ||
+		reap_polled "$dev" ||
 			fail "poll-queue port $port: the polled read that reaps completions failed"
 	done
 	case "$kind:$credits" in

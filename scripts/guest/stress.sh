@@ -112,8 +112,7 @@ credits_check() {
 		c=$(credits_idle "$ctrl")
 		case "$c" in idle | skipped:*) echo "credits $c" && return 0 ;; esac
 		if [ "$i" -ge 3 ] && [ -b "/dev/${ctrl}n1" ]; then
-			fio --name=reap --filename="/dev/${ctrl}n1" --direct=1 --ioengine=io_uring \
-				--hipri --rw=read --bs=4k --size=4k >/dev/null 2>&1 || true
+			reap_polled "${ctrl}n1" || true
 		fi
 		sleep 0.5
 	done
