@@ -417,9 +417,8 @@ counters_read() {
 # counters_delta BEFORE AFTER: what the driver did between two
 # counters_read snapshots, in calls: "cmds posts send_cqes recv_cqes
 # local_inv recv_posts queue_rq stalls wrs signaled" (stalls: the series'
-# stall events, a refused ->queue_rq() dispatch fires one when it finds
-# no credit and one more if its retry after recording the hctx finds none
-# either; wrs and signaled: the sums of its posts' tracepoint fields, with
+# stall events, one per ->queue_rq() dispatch refused for want of credits;
+# wrs and signaled: the sums of its posts' tracepoint fields, with
 # TP_SUMS=1, "-" otherwise and upstream, "overrun" if events were lost).
 # Upstream posts every LOCAL_INV alone and
 # signaled, so nvme_rdma_inv_rkey_done counts them, and reposts each

@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """make bench's report: the guests' raw counts into per-command figures.
 
-Reads LOGS/bench-DRIVER-BOOT/ (bench-raw.tsv, wall/ROW.start|end, accel,
-guest-seconds, error) for DRIVER in upstream, series and BOOT in 1..BOOTS,
-and LOGS/bench-DRIVER-BOOT.wall (host seconds of that boot). Writes
+Reads LOGS/bench-DRIVER-BOOT/ and LOGS/bench-DRIVER-BOOT-1cpu/ (the
+1-vCPU guest of the polled rows), each with bench-raw.tsv,
+wall/ROW.start|end, accel, info, guest-seconds, error, for DRIVER in
+upstream, series and BOOT in 1..BOOTS, and LOGS/<that directory>.wall
+(host seconds of that boot). Writes
   OUT/bench-runs.tsv  one line per driver x boot x row (every repeat)
   OUT/bench.tsv       one line per driver x row: means, IOPS spread
   OUT/bench.txt       upstream against series, row by row
@@ -35,6 +37,7 @@ COLUMNS = [
     ("batch", "fio iodepth_batch_submit = iodepth_batch_complete_min (1 = unbatched)"),
     ("jobs", "fio jobs (pinned, one per vCPU)"),
     ("poll", "1 = polled queue (hipri)"),
+    ("vcpus", "the guest's vCPUs: 1 for the polled rows (they do not repeat on 2), 2 for the others"),
     ("repeats", "runs measured (one per boot)"),
     ("ios", "fio I/Os per run (mean)"),
     ("cmds/io", "NVMe commands per fio I/O (below 1 where the block layer merged I/Os)"),
@@ -55,7 +58,7 @@ COLUMNS = [
 ]
 
 RUN_COLUMNS = ["driver", "boot", "workload", "port", "conn", "queues", "sqsize", "rw", "bs", "engine",
-               "iodepth", "batch", "jobs", "poll", "ios", "runtime_ms", "cmds", "iops", "wall_s",
+               "iodepth", "batch", "jobs", "poll", "vcpus", "ios", "runtime_ms", "cmds", "iops", "wall_s",
                "wall_iops", "queue_rq", "stalls", "send_posts", "send_cqes", "recv_cqes", "recv_posts",
                "local_inv", "reg_mr", "wrs", "wrs_source", "wrs_formula", "polls"]
 
@@ -92,24 +95,36 @@ def load_plan(path):
     return plan
 
 
-def load_runs(logs, boots):
+def guest_vcpus(bdir):
+    for line in read_text(os.path.join(bdir, "info")).splitlines():
+        if line.startswith("vcpus "):
+            return line.split()[1]
+    return "?"
+
+
+def load_runs(logs, boots, kinds):
     runs, boots_info = [], []
     for b in range(1, boots + 1):
-        for d in DRIVERS:
-            bdir = os.path.join(logs, f"bench-{d}-{b}")
-            info = dict(driver=d, boot=b, dir=bdir, accel=read_text(os.path.join(bdir, "accel"), "?"),
-                        error=read_text(os.path.join(bdir, "error")),
-                        guest_s=num(read_text(os.path.join(bdir, "guest-seconds"), "-")),
-                        wall_s=num(read_text(os.path.join(logs, f"bench-{d}-{b}.wall"), "-")),
-                        rows=0, present=os.path.isdir(bdir))
-            boots_info.append(info)
-            raw = os.path.join(bdir, "bench-raw.tsv")
-            if not os.path.exists(raw):
-                continue
-            with open(raw) as f:
-                for r in csv.DictReader(f, delimiter="\t"):
-                    info["rows"] += 1
-                    runs.append(derive(r, d, b, bdir))
+        for sfx in kinds:
+            for d in DRIVERS:
+                name = f"bench-{d}-{b}{sfx}"
+                bdir = os.path.join(logs, name)
+                info = dict(driver=d, boot=f"{b}{sfx}", dir=bdir, accel=read_text(os.path.join(bdir, "accel"), "?"),
+                            error=read_text(os.path.join(bdir, "error")),
+                            guest_s=num(read_text(os.path.join(bdir, "guest-seconds"), "-")),
+                            wall_s=num(read_text(os.path.join(logs, f"{name}.wall"), "-")),
+                            rows=0, present=os.path.isdir(bdir))
+                boots_info.append(info)
+                raw = os.path.join(bdir, "bench-raw.tsv")
+                if not os.path.exists(raw):
+                    continue
+                vcpus = guest_vcpus(bdir)
+                with open(raw) as f:
+                    for r in csv.DictReader(f, delimiter="\t"):
+                        info["rows"] += 1
+                        run = derive(r, d, b, bdir)
+                        run["vcpus"] = vcpus
+                        runs.append(run)
     return runs, boots_info
 
 
@@ -178,6 +193,7 @@ def aggregate(plan, runs, boots):
                 rows.append(row)
                 continue
             row["queues"] = rs[0]["queues"]
+            row["vcpus"] = "/".join(sorted({r["vcpus"] for r in rs}))
             row["sqsize"] = rs[0]["sqsize"]
             iops = [r["iops"] for r in rs]
             cmds = sum(r["cmds"] for r in rs)
@@ -236,7 +252,7 @@ def render(head, lines):
 
 def table(plan, agg, boots_info, boots, title, runs):
     by = {(r["driver"], r["workload"], r["port"]): r for r in agg}
-    head1 = ["workload", "port", "sqsize", "IOPS up", "IOPS series", "change", "spread up %", "spread series %",
+    head1 = ["workload", "port", "sqsize", "vCPUs", "IOPS up", "IOPS series", "change", "spread up %", "spread series %",
              "wall IOPS change (noisy)", "flag"]
     head2 = ["workload", "port", "send CQE/cmd up", "series", "change", "send posts/cmd up", "series", "change",
              "recv CQE/cmd up", "series", "recv posts/cmd up", "series", "WRs/post up", "series"]
@@ -249,7 +265,8 @@ def table(plan, agg, boots_info, boots, title, runs):
         if flags:
             flagged.append((p["workload"], p["port"], flags, u["iops_spread%"], s["iops_spread%"]))
         sq = u["sqsize"] if u["sqsize"] == s["sqsize"] or s["sqsize"] == "-" else f"{u['sqsize']}/{s['sqsize']}"
-        lines1.append([p["workload"], p["port"], sq if sq != "-" else s["sqsize"],
+        vc = u["vcpus"] if u["vcpus"] == s["vcpus"] or s["vcpus"] == "-" else f"{u['vcpus']}/{s['vcpus']}"
+        lines1.append([p["workload"], p["port"], sq if sq != "-" else s["sqsize"], vc if vc != "-" else s["vcpus"],
                        u["iops"], s["iops"], delta(u["iops"], s["iops"]),
                        u["iops_spread%"], s["iops_spread%"], delta(u["wall_iops"], s["wall_iops"]),
                        ",".join(flags) or "ok"])
@@ -266,7 +283,8 @@ def table(plan, agg, boots_info, boots, title, runs):
     ws = [b["wall_s"] for b in boots_info if b["wall_s"] is not None]
     def span(xs):
         return f"{min(xs):.0f}-{max(xs):.0f}" if xs else "-"
-    out.append(f"boots: {boots} per driver, run two at a time (upstream and series side by side);"
+    out.append(f"boots: {boots} rounds; a round boots each driver on 2 vCPUs (polled rows: on 1),"
+               " two guests at a time (upstream and series side by side);"
                f" guest s per boot {span(gs)}, host wall s per boot {span(ws)}"
                + (f" (wall/guest {mean(ws) / mean(gs):.1f}x)" if gs and ws else ""))
     out.append("")
@@ -315,7 +333,11 @@ def main():
     plan = load_plan(plan_file)
     if not plan:
         sys.exit("bench-report: the plan is empty")
-    runs, boots_info = load_runs(logs, boots)
+    # The boots the plan needs: a 2-vCPU guest for all but the polled
+    # rows, a 1-vCPU one (suffix -1cpu) for those.
+    kinds = [k for k, want in (("", any(p["conn"] != "poll" for p in plan)),
+                               ("-1cpu", any(p["conn"] == "poll" for p in plan))) if want]
+    runs, boots_info = load_runs(logs, boots, kinds)
     unplanned = sorted({(r["workload"], r["port"]) for r in runs} - {(p["workload"], p["port"]) for p in plan})
     if unplanned:
         sys.exit(f"bench-report: measured rows that are not in the plan: {unplanned}")

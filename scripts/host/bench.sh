@@ -4,15 +4,17 @@
 # (boot.sh ICOUNT=1: guest time counts instructions, so a row's IOPS repeat
 # across boots), BENCH_BOOTS boots per driver, the upstream and the series
 # boot of each round side by side (one TCG guest takes about one core).
-# Every boot runs every row of scripts/guest/bench.sh once: 4k random
-# read and write over io_uring at QD 1, 8, 32, 128, unbatched and in
-# batches of QD/2, libaio QD 32, one and two pinned jobs on one I/O queue,
-# a polled queue, 128k sequential writes, and the QD 32 rows again on the
-# 16-deep target port. Figures are per NVMe command, from kprobe counters.
+# Every round boots each driver twice: a 2-vCPU guest runs the rows of
+# scripts/guest/bench.sh once (4k random read and write over io_uring at
+# QD 1, 8, 32, 128, unbatched and in batches of QD/2, libaio QD 32, one
+# and two pinned jobs on one I/O queue, 128k sequential writes, and the
+# QD 32 rows again on the 16-deep target port), then a 1-vCPU guest runs
+# the polled-queue rows (bench_guest_plan says why: on two vCPUs they do
+# not repeat). Figures are per NVMe command, from kprobe counters.
 # Writes $LOGS/bench.tsv (per driver and row: means and the IOPS spread of
 # the repeats), $LOGS/bench-runs.tsv (every run), $LOGS/bench.txt (upstream
 # against series) and $LOGS/bench.png; each boot's logs in
-# $LOGS/bench-DRIVER-N/. Exits non-zero if a boot failed (the report is
+# $LOGS/bench-DRIVER-N/ and $LOGS/bench-DRIVER-N-1cpu/. Exits non-zero if a boot failed (the report is
 # still written, the failed boot's rows marked); a row whose IOPS spread
 # is 1% or more is flagged in the table, not dropped.
 # Env: BENCH_BOOTS (default 3) boots per driver = repeats per row;
@@ -79,16 +81,23 @@ nrows=$(wc -l <"$LOGS/bench-plan.txt")
 [ "$nrows" -gt 0 ] || die "BENCH_ROWS '$rows' matches no row ('$guest list' shows them)"
 rm -rf "$LOGS"/bench-upstream "$LOGS"/bench-series "$LOGS"/bench-upstream-[0-9]* "$LOGS"/bench-series-[0-9]* \
 	"$LOGS"/bench.tsv "$LOGS"/bench-runs.tsv "$LOGS"/bench.txt "$LOGS"/bench.png
+# The guests a round boots per driver: "2" (every row but the polled
+# ones) and "1cpu" (the polled rows), as far as the plan has rows for them.
+kinds=()
+awk '$2 != "poll"' "$LOGS/bench-plan.txt" | grep -q . && kinds+=(2)
+awk '$2 == "poll"' "$LOGS/bench-plan.txt" | grep -q . && kinds+=(1cpu)
 
-# run_boot DRIVER N: boot N of DRIVER; its host wall seconds in
-# $LOGS/bench-DRIVER-N.wall. The guest's progress (row i/n) shows on the
-# terminal every minute (boot.sh).
+# run_boot DRIVER N KIND: boot N of DRIVER, a 2-vCPU guest (KIND 2, in
+# $LOGS/bench-DRIVER-N) or a 1-vCPU one (1cpu, in bench-DRIVER-N-1cpu);
+# its host wall seconds in that directory's name + .wall. The guest's
+# progress (row i/n) shows on the terminal every minute (boot.sh).
 run_boot() {
-	local d=$1 n=$2 root=$MODROOT t0=$SECONDS rc=0
+	local d=$1 n=$2 name=bench-$1-$2 smp=2 root=$MODROOT t0=$SECONDS rc=0
 	[ "$d" = upstream ] && root=$UP_MODROOT
-	MODROOT=$root ICOUNT=1 "$TOP/scripts/host/boot.sh" "bench-$d-$n" "$timeout_s" \
+	[ "$3" = 2 ] || name+=-1cpu smp=1
+	SMP=$smp MODROOT=$root ICOUNT=1 "$TOP/scripts/host/boot.sh" "$name" "$timeout_s" \
 		"$guest" "$d" "$ios" ${rows:+"$rows"} || rc=$?
-	echo $((SECONDS - t0)) >"$LOGS/bench-$d-$n.wall"
+	echo $((SECONDS - t0)) >"$LOGS/$name.wall"
 	return $rc
 }
 
@@ -97,12 +106,16 @@ failed=()
 for n in $(seq "$boots"); do
 	t0=$SECONDS
 	log "bench round $n/$boots: upstream and series side by side"
-	run_boot upstream "$n" &
-	pu=$!
-	run_boot series "$n" &
-	ps=$!
-	wait $pu || failed+=("upstream-$n")
-	wait $ps || failed+=("series-$n")
+	for k in "${kinds[@]}"; do
+		sfx=''
+		[ "$k" = 2 ] || sfx=-$k
+		run_boot upstream "$n" "$k" &
+		pu=$!
+		run_boot series "$n" "$k" &
+		ps=$!
+		wait $pu || failed+=("upstream-$n$sfx")
+		wait $ps || failed+=("series-$n$sfx")
+	done
 	log "bench round $n/$boots done in $(((SECONDS - t0) / 60))m$(((SECONDS - t0) % 60))s (guest s: upstream $(cat "$LOGS/bench-upstream-$n/guest-seconds" 2>/dev/null || echo -), series $(cat "$LOGS/bench-series-$n/guest-seconds" 2>/dev/null || echo -))"
 	if [ "$n" = 1 ] && [ "$boots" -gt 1 ]; then
 		log "bench: at this pace all $boots rounds take about $(((SECONDS - t0) * boots / 60)) minutes"
@@ -126,5 +139,5 @@ echo "  comparison table  $LOGS/bench.txt"
 echo "  per driver x row  $LOGS/bench.tsv (header line; columns in README.md, section Bench)"
 echo "  every run         $LOGS/bench-runs.tsv"
 echo "  plot              $LOGS/bench.png"
-echo "  boots             $LOGS/bench-{upstream,series}-{1..$boots}/ (console.log, bench-raw.tsv, fio/, info)"
+echo "  boots             $LOGS/bench-{upstream,series}-{1..$boots}{,-1cpu}/ (console.log, bench-raw.tsv, fio/, info)"
 [ ${#failed[@]} -eq 0 ] || die "bench failed: ${failed[*]} (boot logs: $LOGS/bench-<driver>-<n>/)"
