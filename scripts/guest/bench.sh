@@ -63,7 +63,7 @@ bench_plan() {
 # polled rows run on a guest of their own with one vCPU (host bench.sh),
 # the others on two: with two, the vCPU spinning in blk-mq polling and
 # the one running rxe and the target share instructions in proportions
-# icount does not fix, and a polled row's IOPS spread 4-17% across boots;
+# icount does not fix, and a polled row's IOPS spread 3.6-17% across boots;
 # on one vCPU they repeat within 1%.
 bench_guest_plan() {
 	bench_plan "$1" | awk -v one="$([ "$2" = 1 ] && echo 1 || echo 0)" '($2 == "poll") == (one == 1)'

@@ -122,7 +122,7 @@ def load_runs(logs, boots, kinds):
                 with open(raw) as f:
                     for r in csv.DictReader(f, delimiter="\t"):
                         info["rows"] += 1
-                        run = derive(r, d, b, bdir)
+                        run = derive(r, d, f"{b}{sfx}", bdir)
                         run["vcpus"] = vcpus
                         runs.append(run)
     return runs, boots_info
@@ -250,7 +250,7 @@ def render(head, lines):
                       for j, c in enumerate(row)).rstrip() for row in [head] + lines]
 
 
-def table(plan, agg, boots_info, boots, title, runs):
+def table(plan, agg, boots_info, boots, title, runs, kinds):
     by = {(r["driver"], r["workload"], r["port"]): r for r in agg}
     head1 = ["workload", "port", "sqsize", "vCPUs", "IOPS up", "IOPS series", "change", "spread up %", "spread series %",
              "wall IOPS change (noisy)", "flag"]
@@ -283,8 +283,9 @@ def table(plan, agg, boots_info, boots, title, runs):
     ws = [b["wall_s"] for b in boots_info if b["wall_s"] is not None]
     def span(xs):
         return f"{min(xs):.0f}-{max(xs):.0f}" if xs else "-"
-    out.append(f"boots: {boots} rounds; a round boots each driver on 2 vCPUs (polled rows: on 1),"
-               " two guests at a time (upstream and series side by side);"
+    out.append(f"boots: {boots} rounds; a round boots each driver once per guest kind ("
+               + ", ".join({"": "2 vCPUs", "-1cpu": "1 vCPU for the polled rows"}[k] for k in kinds)
+               + "), two guests at a time (upstream and series side by side);"
                f" guest s per boot {span(gs)}, host wall s per boot {span(ws)}"
                + (f" (wall/guest {mean(ws) / mean(gs):.1f}x)" if gs and ws else ""))
     out.append("")
@@ -353,7 +354,7 @@ def main():
     write_tsv(os.path.join(logs, "bench-runs.tsv"), RUN_COLUMNS, out_runs)
     agg = aggregate(plan, runs, boots)
     write_tsv(os.path.join(logs, "bench.tsv"), [c for c, _ in COLUMNS], agg)
-    txt = table(plan, agg, boots_info, boots, title, runs)
+    txt = table(plan, agg, boots_info, boots, title, runs, kinds)
     with open(os.path.join(logs, "bench.txt.tmp"), "w") as f:
         f.write(txt)
     os.replace(os.path.join(logs, "bench.txt.tmp"), os.path.join(logs, "bench.txt"))

@@ -84,8 +84,8 @@ rm -rf "$LOGS"/bench-upstream "$LOGS"/bench-series "$LOGS"/bench-upstream-[0-9]*
 # The guests a round boots per driver: "2" (every row but the polled
 # ones) and "1cpu" (the polled rows), as far as the plan has rows for them.
 kinds=()
-awk '$2 != "poll"' "$LOGS/bench-plan.txt" | grep -q . && kinds+=(2)
-awk '$2 == "poll"' "$LOGS/bench-plan.txt" | grep -q . && kinds+=(1cpu)
+if awk '$2 != "poll" { f = 1 } END { exit !f }' "$LOGS/bench-plan.txt"; then kinds+=(2); fi
+if awk '$2 == "poll" { f = 1 } END { exit !f }' "$LOGS/bench-plan.txt"; then kinds+=(1cpu); fi
 
 # run_boot DRIVER N KIND: boot N of DRIVER, a 2-vCPU guest (KIND 2, in
 # $LOGS/bench-DRIVER-N) or a 1-vCPU one (1cpu, in bench-DRIVER-N-1cpu);
@@ -101,7 +101,7 @@ run_boot() {
 	return $rc
 }
 
-log "bench: $nrows rows x $boots boots per driver, $ios 4k I/Os per row${rows:+ (BENCH_ROWS=$rows: partial)}"
+log "bench: $nrows rows x $boots rounds, ${#kinds[@]} guest(s) per driver and round (2 vCPUs; polled rows: 1), $ios 4k I/Os per row${rows:+ (BENCH_ROWS=$rows: partial)}"
 failed=()
 for n in $(seq "$boots"); do
 	t0=$SECONDS
@@ -115,8 +115,10 @@ for n in $(seq "$boots"); do
 		ps=$!
 		wait $pu || failed+=("upstream-$n$sfx")
 		wait $ps || failed+=("series-$n$sfx")
+		log "bench round $n/$boots, ${sfx:+1-vCPU}${sfx:-2-vCPU} guests done (guest s: upstream $(cat "$LOGS/bench-upstream-$n$sfx/guest-seconds" 2>/dev/null || echo -), series $(cat "$LOGS/bench-series-$n$sfx/guest-seconds" 2>/dev/null || echo -))"
+		[ ${#failed[@]} -eq 0 ] || break
 	done
-	log "bench round $n/$boots done in $(((SECONDS - t0) / 60))m$(((SECONDS - t0) % 60))s (guest s: upstream $(cat "$LOGS/bench-upstream-$n/guest-seconds" 2>/dev/null || echo -), series $(cat "$LOGS/bench-series-$n/guest-seconds" 2>/dev/null || echo -))"
+	log "bench round $n/$boots done in $(((SECONDS - t0) / 60))m$(((SECONDS - t0) % 60))s"
 	if [ "$n" = 1 ] && [ "$boots" -gt 1 ]; then
 		log "bench: at this pace all $boots rounds take about $(((SECONDS - t0) * boots / 60)) minutes"
 	fi
@@ -127,7 +129,7 @@ for n in $(seq "$boots"); do
 done
 
 pkg=$(source_pkg "$BASE")
-title="make bench $(date -u +%Y-%m-%d): $pkg $(dpkg-query -W -f='${Version}' "$pkg"), kernel $release, $boots boots per driver, $ios 4k I/Os per row${rows:+, partial: BENCH_ROWS=$rows}"
+title="make bench $(date -u +%Y-%m-%d): $pkg $(dpkg-query -W -f='${Version}' "$pkg"), kernel $release, $boots rounds (polled rows on 1 vCPU), $ios 4k I/Os per row${rows:+, partial: BENCH_ROWS=$rows}"
 "$py" "$TOP/scripts/host/bench-report.py" "$LOGS" "$boots" "$LOGS/bench-plan.txt" "$title" >/dev/null ||
 	die "bench-report.py failed"
 cat "$LOGS/bench.txt"
