@@ -45,7 +45,7 @@ COLUMNS = [
     ("iops_min", "lowest icount IOPS of the repeats"),
     ("iops_max", "highest icount IOPS of the repeats"),
     ("iops_spread%", "(max - min) / mean of the repeats' icount IOPS, percent"),
-    ("flag", "SPREAD when iops_spread% >= 1, FEW when fewer repeats than boots, MISSING when none"),
+    ("flag", "SPREAD when iops_spread% >= 1, FEW / EXTRA when fewer / more repeats than rounds, MISSING when none"),
     ("send_cqe/cmd", "send-side completions (send, memreg, inv_rkey, async done handlers) per command"),
     ("recv_cqe/cmd", "receive completions (nvme_rdma_recv_done) per command"),
     ("send_posts/cmd", "ib_post_send calls (series: tracepoint nvme_rdma_post_send; upstream: nvme_rdma_post_send + LOCAL_INVs) per command"),
@@ -122,7 +122,10 @@ def load_runs(logs, boots, kinds):
                 with open(raw) as f:
                     for r in csv.DictReader(f, delimiter="\t"):
                         info["rows"] += 1
-                        run = derive(r, d, f"{b}{sfx}", bdir)
+                        try:
+                            run = derive(checked(r), d, f"{b}{sfx}", bdir)
+                        except BadRaw as e:
+                            sys.exit(f"bench-report: {raw}: {e}")
                         run["vcpus"] = vcpus
                         runs.append(run)
     return runs, boots_info
@@ -133,6 +136,30 @@ def mtime(path):
         return os.stat(path).st_mtime_ns / 1e9
     except OSError:
         return None
+
+
+class BadRaw(Exception):
+    pass
+
+
+def checked(r):
+    """The raw row with every count column checked: a number, or "-"
+    where the driver has no such count (upstream's stalls, wrs; the
+    series' local_inv)."""
+    for k in ("ios", "runtime_ms", "queue_rq", "stalls", "send_posts", "send_cqes", "recv_cqes",
+              "recv_posts", "local_inv", "reg_mr", "wrs", "polls", "cmds"):
+        if k not in r:
+            if k == "cmds":
+                continue
+            raise BadRaw(f"no column {k}")
+        v = r[k]
+        if v == "-" and k in ("stalls", "wrs", "local_inv"):
+            continue
+        try:
+            float(v)
+        except (TypeError, ValueError):
+            raise BadRaw(f"row {r.get('row', '?')} ({r.get('workload', '?')}): column {k} is '{v}', not a number")
+    return r
 
 
 def derive(r, driver, boot, bdir):
@@ -206,6 +233,8 @@ def aggregate(plan, runs, boots):
                 flags.append("SPREAD")
             if len(rs) < boots:
                 flags.append("FEW")
+            if len(rs) > boots:
+                flags.append("EXTRA")
             posts = sum(r["send_posts"] for r in rs)
             row.update({
                 "ios": fmt(mean([r["ios"] for r in rs]), 0),
@@ -306,7 +335,7 @@ def table(plan, agg, boots_info, boots, title, runs, kinds):
                    f" series {ss + '%' if ss != '-' else '-'}")
     other = [f for f in flagged if f[2] != ["SPREAD"]]
     if other:
-        out.append("rows measured fewer times than there were boots (FEW) or not at all (MISSING):")
+        out.append("rows measured fewer (FEW) or more (EXTRA) times than there were rounds, or not at all (MISSING):")
         for w, port, fl, _, _ in other:
             out.append(f"  {w} (port {port}): {','.join(x for x in fl if x != 'SPREAD')}")
     # The series' own WR counts against the formula upstream's are counted with.
