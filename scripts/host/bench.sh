@@ -115,7 +115,7 @@ for n in $(seq "$boots"); do
 		ps=$!
 		wait $pu || failed+=("upstream-$n$sfx")
 		wait $ps || failed+=("series-$n$sfx")
-		log "bench round $n/$boots, ${sfx:+1-vCPU}${sfx:-2-vCPU} guests done (guest s: upstream $(cat "$LOGS/bench-upstream-$n$sfx/guest-seconds" 2>/dev/null || echo -), series $(cat "$LOGS/bench-series-$n$sfx/guest-seconds" 2>/dev/null || echo -))"
+		log "bench round $n/$boots, $([ -n "$sfx" ] && echo 1-vCPU || echo 2-vCPU) guests done (guest s: upstream $(cat "$LOGS/bench-upstream-$n$sfx/guest-seconds" 2>/dev/null || echo -), series $(cat "$LOGS/bench-series-$n$sfx/guest-seconds" 2>/dev/null || echo -))"
 		[ ${#failed[@]} -eq 0 ] || break
 	done
 	log "bench round $n/$boots done in $(((SECONDS - t0) / 60))m$(((SECONDS - t0) % 60))s"
