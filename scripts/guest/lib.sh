@@ -382,7 +382,10 @@ tp_count() {
 # tp_sum EVENT FIELD...: the sum of each FIELD (name=value) over the
 # events of EVENT's instance, one "tpsum:FIELD N" line each, or
 # "tpsum:overrun N" when events were overwritten (the sums are then
-# incomplete: the callers fail on it).
+# incomplete: the callers fail on it). FIELD_io sums FIELD over the
+# events of I/O queues only (qid != 0): the admin queue's keep-alives
+# and AERs may post between two snapshots of the tracepoint and of the
+# send rings, which are not taken at the same instant.
 tp_sum() {
 	local e=$1 o
 	shift
@@ -393,14 +396,23 @@ tp_sum() {
 	fi
 	awk -v fields="$*" '
 		BEGIN { n = split(fields, f, " "); for (i = 1; i <= n; i++) s[f[i]] = 0 }
-		{ for (k = 1; k <= NF; k++) { split($k, kv, "="); if (kv[1] in s) s[kv[1]] += kv[2] } }
+		{
+			split("", v)
+			for (k = 1; k <= NF; k++) if (split($k, kv, "=") == 2) v[kv[1]] = kv[2]
+			for (i = 1; i <= n; i++) {
+				name = f[i]
+				if (sub(/_io$/, "", name)) { if (("qid" in v) && v["qid"] != 0) s[f[i]] += v[name] }
+				else if (name in v) s[f[i]] += v[name]
+			}
+		}
 		END { for (i = 1; i <= n; i++) print "tpsum:" f[i], s[f[i]] }' "$TRACING/instances/cnt_$e/trace"
 }
 
 # Prints "name calls" for every armed counter (hits plus misses: a miss is
 # a call whose probe handler did not run, e.g. nested in an interrupt),
 # "tp:EVENT events" for the series' tracepoints, and with TP_SUMS=1 the
-# sums of the series' posts' "wrs" and "signaled" (tp_sum).
+# sums of the series' posts' "wrs" on the I/O queues and "signaled" on all
+# queues (tp_sum).
 counters_read() {
 	local e
 	# kprobe_profile: event name (without group), hits, misses
@@ -410,7 +422,7 @@ counters_read() {
 		for e in $TP_SERIES; do
 			echo "tp:$e $(tp_count "$e")"
 		done
-		[ "${TP_SUMS:-0}" = 0 ] || tp_sum nvme_rdma_post_send wrs signaled
+		[ "${TP_SUMS:-0}" = 0 ] || tp_sum nvme_rdma_post_send wrs_io signaled
 	fi
 }
 
@@ -418,7 +430,8 @@ counters_read() {
 # counters_read snapshots, in calls: "cmds posts send_cqes recv_cqes
 # local_inv recv_posts queue_rq stalls wrs signaled" (stalls: the series'
 # stall events, one per ->queue_rq() dispatch refused for want of credits;
-# wrs and signaled: the sums of its posts' tracepoint fields, with
+# wrs: the WRs its posts carried on the I/O queues, signaled: the
+# signaled ones on all queues, both from its post tracepoint, with
 # TP_SUMS=1, "-" otherwise and upstream, "overrun" if events were lost).
 # Upstream posts every LOCAL_INV alone and
 # signaled, so nvme_rdma_inv_rkey_done counts them, and reposts each
@@ -436,7 +449,7 @@ counters_delta() {
 			inv = "-"
 			stalls = d["tp:nvme_rdma_send_stall"]
 			if ("tpsum:overrun" in d) { wrs = "overrun"; sig = "overrun" }
-			else if ("tpsum:wrs" in d) { wrs = d["tpsum:wrs"]; sig = d["tpsum:signaled"] }
+			else if ("tpsum:wrs_io" in d) { wrs = d["tpsum:wrs_io"]; sig = d["tpsum:signaled"] }
 			else { wrs = "-"; sig = "-" }
 		} else {
 			stalls = "-"; wrs = "-"; sig = "-"
