@@ -10,6 +10,7 @@
 # scan runs at the end; any of these fails the boot.
 # Usage: bench.sh DRIVER [IOS [ROWS]]   (guest side; init.sh runs it)
 #        bench.sh list [ROWS]          (print the rows, any host)
+#        bench.sh list-guest VCPUS [ROWS]  (the rows a guest with VCPUS runs)
 #   DRIVER: series or upstream, the driver modprobe must load.
 #   IOS: 4k I/Os per row (default 16384; 128k rows do IOS/16), split
 #   evenly between the jobs of a row.
@@ -70,6 +71,10 @@ bench_guest_plan() {
 }
 if [ "${1:-}" = list ]; then
 	bench_plan "${2:-}"
+	exit 0
+fi
+if [ "${1:-}" = list-guest ]; then
+	bench_guest_plan "${3:-}" "${2:?usage: bench.sh list-guest VCPUS [ROWS]}"
 	exit 0
 fi
 

@@ -81,11 +81,13 @@ nrows=$(wc -l <"$LOGS/bench-plan.txt")
 [ "$nrows" -gt 0 ] || die "BENCH_ROWS '$rows' matches no row ('$guest list' shows them)"
 rm -rf "$LOGS"/bench-upstream "$LOGS"/bench-series "$LOGS"/bench-upstream-[0-9]* "$LOGS"/bench-series-[0-9]* \
 	"$LOGS"/bench.tsv "$LOGS"/bench-runs.tsv "$LOGS"/bench.txt "$LOGS"/bench.png
-# The guests a round boots per driver: "2" (every row but the polled
-# ones) and "1cpu" (the polled rows), as far as the plan has rows for them.
+# The guests a round boots per driver: "2" (2 vCPUs) and "1cpu" (1 vCPU),
+# as far as the plan has rows for them; which rows run where is the
+# guest's rule (bench.sh list-guest).
 kinds=()
-if awk '$2 != "poll" { f = 1 } END { exit !f }' "$LOGS/bench-plan.txt"; then kinds+=(2); fi
-if awk '$2 == "poll" { f = 1 } END { exit !f }' "$LOGS/bench-plan.txt"; then kinds+=(1cpu); fi
+[ -z "$("$guest" list-guest 2 "$rows")" ] || kinds+=(2)
+[ -z "$("$guest" list-guest 1 "$rows")" ] || kinds+=(1cpu)
+[ ${#kinds[@]} -gt 0 ] || die "'$guest list-guest' gives no guest any of the $nrows planned rows"
 
 # run_boot DRIVER N KIND: boot N of DRIVER, a 2-vCPU guest (KIND 2, in
 # $LOGS/bench-DRIVER-N) or a 1-vCPU one (1cpu, in bench-DRIVER-N-1cpu);
