@@ -15,7 +15,10 @@
 #   fatal-N         nvmet debugfs ctrl state "fatal", N times under I/O;
 #   disconnect-io   nvme disconnect with I/O in flight, then reconnect;
 #   rmmod-N         N modprobe/connect/I/O/rmmod cycles of nvme_rdma;
-#   connect-N       N connect/disconnect cycles without I/O, then kmemleak.
+#   connect-N       N connect/disconnect cycles without I/O, then kmemleak;
+#   delete-ka-N     N connect/delete cycles with a 1 s keep-alive timeout
+#                   (a keep-alive every 500 ms), deleting at varied points
+#                   of its period: a keep-alive failed on delete fails it.
 # Writes $OUT/stress.tsv: scenario, result, data verified, splats, seconds,
 # note, recovery (error-recovery lines in the scenario's dmesg; a scenario
 # that injects no fault fails on any); per scenario $OUT/scn/NAME.{log,dmesg}.
@@ -32,7 +35,7 @@ list_matrix() {
 list_all() {
 	echo reset-20 port-readd-3 fatal-3 disconnect-io
 	list_matrix
-	echo rmmod-50 connect-200
+	echo rmmod-50 connect-200 delete-ka-60
 }
 # The host's stress.sh asks for the names (no guest needed).
 case "${1:-}" in list-matrix | list-all) "${1/-/_}"; exit 0 ;; esac
@@ -504,10 +507,10 @@ kmemleak_ours() {
 
 # connect/disconnect without nvme-cli (what it writes, minus its start-up
 # cost, which dominates a cycle under TCG): prints the controller name.
-connect_raw() {
+connect_raw() { # PORT [,OPTION=VALUE...]
 	local port=$1 fd out n
 	exec {fd}<>/dev/nvme-fabrics
-	echo "transport=rdma,traddr=$ADDR,trsvcid=$((4419 + port)),nqn=$NQN,hostnqn=$(cat /etc/nvme/hostnqn),hostid=$(cat /etc/nvme/hostid)" >&"$fd" ||
+	echo "transport=rdma,traddr=$ADDR,trsvcid=$((4419 + port)),nqn=$NQN,hostnqn=$(cat /etc/nvme/hostnqn),hostid=$(cat /etc/nvme/hostid)${2:-}" >&"$fd" ||
 		fail "connect to port $port via /dev/nvme-fabrics failed"
 	read -r out <&"$fd"
 	exec {fd}>&-
@@ -546,6 +549,23 @@ scn_connect() {
 	fi
 }
 
+# The core stops keep-alive only when it removes the admin tag set: a
+# keep-alive queued after a deletion quiesced the admin queue is failed as
+# not ready ("failed nvme_keep_alive_end_io error=4", DMESG_RECOVERY).
+# With kato 1 s the work runs every 500 ms; each delete comes 0-450 ms
+# (in 50 ms steps) after the namespace appeared, so the cycles sweep the
+# keep-alive period.
+scn_delete_ka() {
+	local n=$1 ctrl i
+	SQ_SNAPSHOTS=0
+	for i in $(seq "$n"); do
+		ctrl=$(connect_raw $((1 + i % 6)) ",keep_alive_tmo=1")
+		sleep "$(printf "0.%02d" $(((i % 10) * 5)))"
+		echo 1 >"/sys/class/nvme/$ctrl/delete_controller" || fail "deleting $ctrl failed"
+	done
+	NOTE="$n cycles over all 6 ports, kato 1 s"
+}
+
 # SIGTERM to this shell's background jobs, if any are left.
 stop_jobs() {
 	local p
@@ -571,6 +591,7 @@ run_one() {
 	disconnect-io) scn_disconnect_io ;;
 	rmmod-*) scn_rmmod "${NAME#rmmod-}" ;;
 	connect-*) scn_connect "${NAME#connect-}" ;;
+	delete-ka-*) scn_delete_ka "${NAME#delete-ka-}" ;;
 	*) fail "unknown scenario '$NAME'" ;;
 	esac
 	printf '%s\t%s\n' "$VERIFIED" "$NOTE" >"$SCN/$NAME.result"
