@@ -13,7 +13,10 @@ new=$TOP/patches/linux-6.12 old=$TOP/patches/linux-6.1
 subjects() {
 	local f
 	grep -vE '^(#|$)' "$1/series" | while read -r f; do
-		sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$1/$f"
+		# unfolded: format-patch folds a long Subject: header
+		awk '/^Subject: / { s = $0; f = 1; next }
+		     f && /^[ \t]/ { sub(/^[ \t]+/, " "); s = s $0; next }
+		     f { sub(/^Subject: \[PATCH[^]]*\] /, "", s); print s; exit }' "$1/$f"
 	done
 }
 
@@ -33,12 +36,13 @@ changes() {
 only_612() { sed -n 's/^# 6\.12 only: //p' "$expected" 2>/dev/null || true; }
 
 for d in "$new" "$old"; do [ -f "$d/series" ] || die "$d/series missing"; done
+new_subjects=$(subjects "$new") old_subjects=$(subjects "$old")
 while IFS= read -r s; do
 	[ -n "$s" ] || continue
-	subjects "$new" | grep -qxF -- "$s" || die "delta file declares '$s' 6.12-only, but patches/linux-6.12 has no such patch"
-	! subjects "$old" | grep -qxF -- "$s" || die "delta file declares '$s' 6.12-only, but patches/linux-6.1 has it too"
+	grep -qxF -- "$s" <<<"$new_subjects" || die "delta file declares '$s' 6.12-only, but patches/linux-6.12 has no such patch"
+	! grep -qxF -- "$s" <<<"$old_subjects" || die "delta file declares '$s' 6.12-only, but patches/linux-6.1 has it too"
 done < <(only_612)
-if ! diff <(subjects "$new" | grep -vxF -f <(only_612; echo '# no such subject')) <(subjects "$old") >&2; then
+if ! diff <(grep -vxF -f <(only_612; echo '# no such subject') <<<"$new_subjects") - <<<"$old_subjects" >&2; then
 	die "the 6.1 and 6.12 series have different patches (subjects above; a 6.12-only fix is declared in $expected)"
 fi
 delta=$(diff --unchanged-line-format= --old-line-format='6.12 %L' \
@@ -56,4 +60,4 @@ fi
 if ! diff -u <(grep -v '^#' "$expected") <(printf '%s\n' "$delta") >&2; then
 	die "6.1 and 6.12 series drifted apart (diff above): port the change, or review and UPDATE=1 $0"
 fi
-log "6.1 backport matches 6.12: $(subjects "$new" | wc -l) patches, $(grep -vc '^#' "$expected") expected delta lines"
+log "6.1 backport matches 6.12: $(wc -l <<<"$old_subjects") patches ($(only_612 | grep -c . || true) more 6.12-only), $(grep -vc '^#' "$expected") expected delta lines"

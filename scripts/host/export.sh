@@ -33,12 +33,25 @@ fi
 find "$dir" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' -delete
 git -C "$TREE" format-patch -q --zero-commit --no-signature --cover-letter \
 	-o "$dir" upstream..HEAD
-# Stable cover letter: the tip's date, the kept subject and text.
+# Stable cover letter: the tip's date, the kept subject and text, and
+# one shortlog under the exporting identity (every patch gets it below),
+# whoever committed in the tree.
 date=$(git -C "$TREE" log -1 --format='%aD' HEAD)
-awk -v subj="$subject" -v date="$date" -v bf="$blurb" -v name="$name" '
+subjects=$(mktemp)
+trap 'rm -f "$blurb" "$subjects"' EXIT
+git -C "$TREE" log --reverse --format='  %s' upstream..HEAD >"$subjects"
+awk -v subj="$subject" -v date="$date" -v bf="$blurb" -v sf="$subjects" -v name="$name" \
+	-v n="$(wc -l <"$subjects")" '
 	/^Date: / && !hdr { print "Date: " date; next }
 	/^$/ { hdr = 1 }
-	hdr && !sl && /^[^ ].* \([0-9]+\):$/ { sub(/^.* \(/, name " ("); sl = 1 }
+	hdr && !sl && /^[^ ].* \([0-9]+\):$/ {
+		print name " (" n "):"
+		while ((getline l < sf) > 0) print l
+		print ""
+		sl = 1; skip = 1; next
+	}
+	skip && (/^[^ ].* \([0-9]+\):$/ || /^  / || /^$/) { next }
+	{ skip = 0 }
 	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subj) }
 	/^\*\*\* BLURB HERE \*\*\*$/ { while ((getline l < bf) > 0) print l; next }
 	{ print }' "$cover" >"$cover.new"
@@ -46,9 +59,14 @@ mv "$cover.new" "$cover"
 # The identity: the From: header, and the Signed-off-by of whoever authored
 # the commit in the tree (replaced, or added when missing).
 for f in "$dir"/[0-9][0-9][0-9][0-9]-*.patch; do
-	old=$(sed -n 's/^From: //p' "$f" | head -1)
+	# The author header, unfolded (format-patch folds a long one).
+	old=$(awk '/^From: / { a = substr($0, 7); f = 1; next }
+		f && /^[ \t]/ { sub(/^[ \t]+/, " "); a = a $0; next }
+		f { print a; exit }' "$f")
 	awk -v id="$ident" -v old="$old" -v cover="$([ "${f##*/}" = 0000-cover-letter.patch ] && echo 1)" '
-		!hdr && /^From: / { print "From: " id; next }
+		!hdr && /^From: / { print "From: " id; from = 1; next }
+		!hdr && from && /^[ \t]/ { next }
+		{ from = 0 }
 		!hdr && /^$/ { hdr = 1 }
 		hdr && !done && ($0 == "Signed-off-by: " old || $0 == "Signed-off-by: " id) { if (!sob) print "Signed-off-by: " id; sob = 1; next }
 		hdr && !done && /^---$/ { if (!sob && !cover) print "Signed-off-by: " id; done = 1 }

@@ -2,9 +2,10 @@
 # The stress run (make stress), series driver first, in one pass that fits
 # the machine (2 cores, TCG):
 #   normal kernel:  the full 24-case queue-size matrix;
-#   debug kernel:   every fault scenario and the matrix corners (lane
-#                   "faults"), rmmod-50 and connect-200 with a kmemleak scan
-#                   (lane "cycles"), then the two-host lossy pairs;
+#   debug kernel:   every fault scenario, delete-ka-60 and the matrix
+#                   corners (lane "faults"), rmmod-50 and connect-200
+#                   with a kmemleak scan (lane "cycles"), then the
+#                   two-host lossy pairs;
 #   controls:       check-controls.sh on the normal kernel: the series
 #                   and two pollers on one poll queue must pass, the 2017
 #                   rule and the lifetime-broken driver must be caught.
@@ -34,7 +35,7 @@ elapsed() { printf '%dm%02ds' $(((SECONDS - T0) / 60)) $(((SECONDS - T0) % 60));
 # What runs where. Lane: name|variant|scenarios.
 CORNERS="mx-t16-h16 mx-t17-h256 mx-t256-h256 mx-t32-h128"
 lanes=(
-	"faults|debug|reset-20 port-readd-3 fatal-3 disconnect-io $CORNERS"
+	"faults|debug|reset-20 port-readd-3 fatal-3 disconnect-io delete-ka-60 $CORNERS"
 	"cycles|debug|rmmod-50 connect-200"
 	"matrix||$(bash "$TOP/scripts/guest/stress.sh" list-matrix | paste -sd' ')"
 )
