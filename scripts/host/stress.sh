@@ -35,7 +35,7 @@ elapsed() { printf '%dm%02ds' $(((SECONDS - T0) / 60)) $(((SECONDS - T0) % 60));
 # What runs where. Lane: name|variant|scenarios.
 CORNERS="mx-t16-h16 mx-t17-h256 mx-t256-h256 mx-t32-h128"
 lanes=(
-	"faults|debug|reset-20 port-readd-3 fatal-3 disconnect-io delete-ka-60 $CORNERS"
+	"faults|debug|reset-20 fatal-3 disconnect-io delete-ka-60 $CORNERS port-readd-3"
 	"cycles|debug|rmmod-50 connect-200"
 	"matrix||$(bash "$TOP/scripts/guest/stress.sh" list-matrix | paste -sd' ')"
 )
