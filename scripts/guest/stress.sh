@@ -16,9 +16,9 @@
 #   disconnect-io   nvme disconnect with I/O in flight, then reconnect;
 #   rmmod-N         N modprobe/connect/I/O/rmmod cycles of nvme_rdma;
 #   connect-N       N connect/disconnect cycles without I/O, then kmemleak;
-#   delete-ka-N     N connect/delete cycles with a 1 s keep-alive timeout
-#                   (a keep-alive every 500 ms), deleting at varied points
-#                   of its period: a keep-alive failed on delete fails it.
+#   delete-ka-N     N connect/delete cycles with a 1 s keep-alive timeout,
+#                   deleting at varied points of the keep-alive period: a
+#                   keep-alive failed on delete fails it.
 # Writes $OUT/stress.tsv: scenario, result, data verified, splats, seconds,
 # note, recovery (error-recovery lines in the scenario's dmesg; a scenario
 # that injects no fault fails on any); per scenario $OUT/scn/NAME.{log,dmesg}.
@@ -552,9 +552,9 @@ scn_connect() {
 # The core stops keep-alive only when it removes the admin tag set: a
 # keep-alive queued after a deletion quiesced the admin queue is failed as
 # not ready ("failed nvme_keep_alive_end_io error=4", DMESG_RECOVERY).
-# With kato 1 s the work runs every 500 ms; each delete comes 0-450 ms
-# (in 50 ms steps) after the namespace appeared, so the cycles sweep the
-# keep-alive period.
+# With kato 1 s the work runs every 250 ms (kato / 4: nvmet reports
+# traffic-based keep-alive); each delete comes 0-450 ms (in 50 ms steps)
+# after the namespace appeared, so the cycles sweep that period.
 scn_delete_ka() {
 	local n=$1 ctrl i
 	SQ_SNAPSHOTS=0

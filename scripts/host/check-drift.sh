@@ -13,10 +13,7 @@ new=$TOP/patches/linux-6.12 old=$TOP/patches/linux-6.1
 subjects() {
 	local f
 	grep -vE '^(#|$)' "$1/series" | while read -r f; do
-		# unfolded: format-patch folds a long Subject: header
-		awk '/^Subject: / { s = $0; f = 1; next }
-		     f && /^[ \t]/ { sub(/^[ \t]+/, " "); s = s $0; next }
-		     f { sub(/^Subject: \[PATCH[^]]*\] /, "", s); print s; exit }' "$1/$f"
+		patch_header "$1/$f" Subject | sed 's/^\[PATCH[^]]*\] //'
 	done
 }
 

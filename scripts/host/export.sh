@@ -20,11 +20,11 @@ dir=$TOP/patches/$BASE
 mkdir -p "$dir"
 cover=$dir/0000-cover-letter.patch
 subject="*** SUBJECT HERE ***"
-blurb=$(mktemp)
-trap 'rm -f "$blurb"' EXIT
+blurb=$(mktemp) subjects=$(mktemp)
+trap 'rm -f "$blurb" "$subjects"' EXIT
 echo "*** BLURB HERE ***" >"$blurb"
 if [ -f "$cover" ]; then
-	subject=$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$cover")
+	subject=$(patch_header "$cover" Subject | sed 's/^\[PATCH[^]]*\] //')
 	# The text between the mail headers and the shortlog ("Name (N):").
 	awk 'body && /^[^ ].* \([0-9]+\):$/ { exit }
 	     body { print }
@@ -37,8 +37,6 @@ git -C "$TREE" format-patch -q --zero-commit --no-signature --cover-letter \
 # one shortlog under the exporting identity (every patch gets it below),
 # whoever committed in the tree.
 date=$(git -C "$TREE" log -1 --format='%aD' HEAD)
-subjects=$(mktemp)
-trap 'rm -f "$blurb" "$subjects"' EXIT
 git -C "$TREE" log --reverse --format='  %s' upstream..HEAD >"$subjects"
 awk -v subj="$subject" -v date="$date" -v bf="$blurb" -v sf="$subjects" -v name="$name" \
 	-v n="$(wc -l <"$subjects")" '
@@ -59,10 +57,7 @@ mv "$cover.new" "$cover"
 # The identity: the From: header, and the Signed-off-by of whoever authored
 # the commit in the tree (replaced, or added when missing).
 for f in "$dir"/[0-9][0-9][0-9][0-9]-*.patch; do
-	# The author header, unfolded (format-patch folds a long one).
-	old=$(awk '/^From: / { a = substr($0, 7); f = 1; next }
-		f && /^[ \t]/ { sub(/^[ \t]+/, " "); a = a $0; next }
-		f { print a; exit }' "$f")
+	old=$(patch_header "$f" From)
 	awk -v id="$ident" -v old="$old" -v cover="$([ "${f##*/}" = 0000-cover-letter.patch ] && echo 1)" '
 		!hdr && /^From: / { print "From: " id; from = 1; next }
 		!hdr && from && /^[ \t]/ { next }

@@ -16,6 +16,15 @@ source_pkg() {
 	esac
 }
 
+# patch_header FILE NAME: the value of mail header NAME of a patch file,
+# unfolded (format-patch folds a long Subject: or From: over lines).
+patch_header() {
+	awk -v h="$2: " '!f && index($0, h) == 1 { v = substr($0, length(h) + 1); f = 1; next }
+		f && /^[ \t]/ { sub(/^[ \t]+/, " "); v = v $0; next }
+		f { print v; exit }
+		/^$/ { exit }' "$1"
+}
+
 # The patch files of patches/$BASE in series order, one per line.
 series_patches() {
 	grep -vE '^(#|$)' "$TOP/patches/$BASE/series" || true
