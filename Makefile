@@ -18,7 +18,8 @@ help:
 	@echo "make check    series hygiene, KUnit in the guest kernel, the boot test"
 	@echo "make tree     (re)create build/$(BASE): upstream import commit + git am of patches/$(BASE)"
 	@echo "make export   write build/$(BASE)'s commits back to patches/$(BASE) (author: git config)"
-	@echo "make submit-check  refuse to send patches with a placeholder author or Signed-off-by"
+	@echo "make submit-check  refuse to send patches with a placeholder author or Signed-off-by,"
+	@echo "              or with a trailer block git interpret-trailers does not parse"
 	@echo "make build    configure and build the guest kernel"
 	@echo "make bench    upstream vs series: IOPS and completions per I/O (icount TCG)"
 	@echo "make blktests blktests nvme group over rxe, upstream vs series (TESTS=nvme/003 ...)"
@@ -28,9 +29,10 @@ help:
 	@echo "              everything side by side); report in build/logs/stress-report.md"
 	@echo "make bench-debug  what each debug checker costs under TCG (icount)"
 	@echo "make controls the series on the test rxe (mlx5 slot rules, retry oracle, forced"
-	@echo "              retransmission), two pollers on one poll queue, and both negative controls"
+	@echo "              retransmission, writes and reads), two pollers on one poll queue, and the four negative controls"
 	@echo "make negative-control  only the controls that must fail: the 2017 rule overflows"
-	@echo "              strict rxe, a request completing on its response trips the retry oracle"
+	@echo "              strict rxe, a request completing on its response trips the retry oracle,"
+	@echo "              and so does a read capsule rewritten before its SEND is retired"
 	@echo "make kunit-mutants  break rdma_send_ring.h on purpose (UML KUnit): every mutant must fail the suite"
 	@echo "make kunit    kunit.py run --kunitconfig=drivers/nvme/host (UML) in build/$(BASE)"
 	@echo "make backport-check  the 6.1 series: drift from 6.12, checkpatch/W=1/sparse per patch, UML KUnit"
@@ -52,6 +54,7 @@ export:
 
 submit-check:
 	@$(H)/check-identity.sh
+	@$(H)/check-trailers.sh
 
 build: tree
 	@$(H)/build-kernel.sh
@@ -119,7 +122,7 @@ controls: build
 	@$(H)/check-controls.sh
 
 negative-control: build
-	@$(H)/check-controls.sh 2017-rule lifetime
+	@$(H)/check-controls.sh rxe-unfixed 2017-rule lifetime lifetime-read
 
 kunit-mutants: tree
 	@$(H)/kunit-mutants.sh

@@ -70,6 +70,8 @@ rxe_counters() {
 # watched: a line matching DMESG_BAD (a post failure, a send queue
 # overflow, the retry oracle, a splat) stops CMD at once and fails with
 # that line, so a broken driver fails in seconds, not at its time limit.
+# WATCH_RE, if set, is the pattern watched instead (e.g. DMESG_BAD and
+# DMESG_RECOVERY, where no fault is injected).
 step_watched() {
 	local limit=$1 mark pid bad rc=0
 	shift
@@ -78,7 +80,7 @@ step_watched() {
 	pid=$!
 	while kill -0 $pid 2>/dev/null; do
 		sleep 2
-		bad=$(dmesg | tail -n +$((mark + 1)) | grep -m1 -E "$DMESG_BAD" || true)
+		bad=$(dmesg | tail -n +$((mark + 1)) | grep -m1 -E "${WATCH_RE:-$DMESG_BAD}" || true)
 		if [ -n "$bad" ]; then
 			kill $pid 2>/dev/null || true
 			wait $pid 2>/dev/null || true

@@ -4,13 +4,15 @@
 # same kernel image boots with either driver. The series only touches
 # modular code, so the image and vermagic are the same for both. With a
 # DIFF, the upstream import plus that diff (a throwaway variant, e.g. the
-# negative control). Skipped when the staged modules already match this
-# tree, diff and kernel configuration.
-# Usage: build-baseline.sh [NAME DIFF]   (default: upstream, no diff)
+# negative control); with "series" after the DIFF, the series' tip plus
+# that diff (a control that breaks the series itself). Skipped when the
+# staged modules already match this tree, diff and kernel configuration.
+# Usage: build-baseline.sh [NAME DIFF [series]]   (default: upstream, no diff)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-name=${1:-upstream} diff=${2:-}
+name=${1:-upstream} diff=${2:-} on=${3:-upstream}
+case "$on" in upstream | series) ;; *) die "build-baseline.sh: the variant's base is upstream or series, not '$on'" ;; esac
 dest=$BUILD/modroot-$SUFFIX-$name
 log_file=$LOGS/build-$name-$SUFFIX.log
 [ -f "$OBJ/.config" ] || die "no configured kernel in $OBJ: run 'make build' first"
@@ -18,10 +20,12 @@ log_file=$LOGS/build-$name-$SUFFIX.log
 [ -z "$diff" ] || diff=$(readlink -f "$diff")
 # The upstream Kconfig lacks the series' KUnit symbol, so its build drops
 # that line from .config (and the next series build adds it back).
-stamp="$(git -C "$TREE" rev-parse upstream) $(grep -v NVME_RDMA_KUNIT "$OBJ/.config" | sha256sum | cut -c1-16)"
+rev=upstream
+[ "$on" = upstream ] || rev=HEAD
+stamp="$(git -C "$TREE" rev-parse "$rev") $(grep -v NVME_RDMA_KUNIT "$OBJ/.config" | sha256sum | cut -c1-16)"
 [ -z "$diff" ] || stamp+=" $(sha256sum <"$diff" | cut -c1-16)"
-# The test rxe it carries (build-rxe-strict.sh).
-stamp+=" rxe $(sha256sum <"$TOP/tests/rxe-strict/rxe-strict.patch" | cut -c1-16)"
+# The test rxe it carries, with our rxe fixes (build-rxe-strict.sh).
+stamp+=" rxe $(cat "$TOP"/fixes/rxe/*.patch "$TOP/tests/rxe-strict/rxe-strict.patch" | sha256sum | cut -c1-16)"
 if [ "$(cat "$dest/stamp" 2>/dev/null)" = "$stamp" ]; then
 	log "$name modules in $dest are current"
 	exit 0
@@ -31,9 +35,9 @@ cd "$TREE"
 	die "$TREE has uncommitted changes: commit or 'make export' them first"
 tip=$(git rev-parse HEAD)
 trap 'git -C "$TREE" checkout -q -f "$tip"' EXIT
-git checkout -q upstream
+[ "$on" = series ] || git checkout -q upstream
 if [ -n "$diff" ]; then
-	git apply "$diff" || die "$diff does not apply to the upstream import of $BASE"
+	git apply "$diff" || die "$diff does not apply to the $on of $BASE"
 fi
 log "building $name modules (log: $log_file)"
 kmake -j"$(nproc)" modules >"$log_file" 2>&1 ||

@@ -6,8 +6,11 @@
 #              rxe (mlx5 slot rules) with the retry oracle: must pass, no
 #              overflow;
 #   retransmit forced retransmission with the retry oracle
-#              (scripts/guest/retransmit.sh): must pass, with retransmitted
-#              SENDs compared and none changed;
+#              (scripts/guest/retransmit.sh: in-capsule writes, and 4k reads
+#              at QD1, QD32 and QD32 in batches of 16 with register_always
+#              Y and N, on the 128-deep and the 16-deep port): must pass,
+#              every phase with retransmitted SENDs compared and none
+#              changed;
 #   poll       two pollers on one poll queue (scripts/guest/poll-queue.sh),
 #              strict rxe with the oracle: must pass;
 #   2017-rule  the negative control tests/negative-control/2017-rule.diff,
@@ -15,13 +18,23 @@
 #   lifetime   tests/negative-control/lifetime.diff (a request completes on
 #              its response alone), the retransmit case's guest: must FAIL
 #              with the retry oracle;
+#   rxe-unfixed the series on a test rxe built without fixes/rxe, the
+#              retransmit case's guest: must FAIL (stock rxe executes a
+#              REG_MR again after a retransmit and flushes the QP: "WR
+#              flushed", error recovery);
+#   lifetime-read  tests/negative-control/lifetime-read.diff on the series
+#              (a read's capsule is placed by its tag, so a tag reused after
+#              the response rewrites a capsule whose SEND is unretired),
+#              the retransmit case's guest: must FAIL with the retry oracle;
 #   bounds     the 2017 rule on stock rxe (no overflow there): the boot
 #              test's per-row bounds must FAIL it (1/32 send CQEs per
 #              request where a driver that signals by SEND count is held to
 #              one per request).
 # A control that does not fail fails this check. Writes
 # $LOGS/controls.tsv (case, expect, result, detail).
-# Usage: check-controls.sh [CASE...]   (default: all four)
+# Usage: check-controls.sh [CASE...]   (default: all eight)
+# Env: RETRANSMIT_SECONDS, the length of each read phase under drops
+#      (default 8; make stress runs 20).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -31,7 +44,8 @@ set -euo pipefail
 STRICT="rdma_rxe.strict_sq=1 rdma_rxe.retry_oracle=1"
 ORACLE="rdma_rxe.retry_oracle=1 rdma_rxe.retry_timeout_ms=50"
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(strict retransmit poll 2017-rule lifetime bounds)
+[ ${#cases[@]} -gt 0 ] || cases=(strict retransmit poll rxe-unfixed 2017-rule lifetime lifetime-read bounds)
+rsecs=${RETRANSMIT_SECONDS:-8}
 
 tsv=$LOGS/controls.tsv
 mkdir -p "$LOGS"
@@ -106,12 +120,20 @@ for c in "${cases[@]}"; do
 		must_pass strict
 		;;
 	retransmit)
-		run retransmit "$MODROOT" retransmit.sh "$ORACLE"
+		run retransmit "$MODROOT" retransmit.sh "$ORACLE" "$rsecs"
 		must_pass retransmit retransmit
 		;;
 	poll)
 		run poll "$MODROOT" poll-queue.sh "$STRICT"
 		must_pass poll
+		;;
+	rxe-unfixed)
+		root=$BUILD/modroot-$SUFFIX-rxe-unfixed
+		rm -rf "$root"
+		cp -a "$MODROOT" "$root"
+		RXE_FIXES=0 "$TOP/scripts/host/build-rxe-strict.sh" "$root"
+		run rxe-unfixed "$root" retransmit.sh "$ORACLE" "$rsecs"
+		must_fail rxe-unfixed 'failed with status WR flushed|starting error recovery' "QP flushed under retransmission"
 		;;
 	2017-rule)
 		MODROOT='' "$TOP/scripts/host/build-baseline.sh" 2017rule "$TOP/tests/negative-control/2017-rule.diff"
@@ -120,15 +142,21 @@ for c in "${cases[@]}"; do
 		;;
 	lifetime)
 		MODROOT='' "$TOP/scripts/host/build-baseline.sh" lifetime "$TOP/tests/negative-control/lifetime.diff"
-		run lifetime "$BUILD/modroot-$SUFFIX-lifetime" retransmit.sh "$ORACLE"
+		run lifetime "$BUILD/modroot-$SUFFIX-lifetime" retransmit.sh "$ORACLE" "$rsecs"
 		must_fail lifetime 'rdma_rxe: retry oracle: .*payload changed' "retry oracle"
+		;;
+	lifetime-read)
+		MODROOT='' "$TOP/scripts/host/build-baseline.sh" lifetime-read \
+			"$TOP/tests/negative-control/lifetime-read.diff" series
+		run lifetime-read "$BUILD/modroot-$SUFFIX-lifetime-read" retransmit.sh "$ORACLE" "$rsecs"
+		must_fail lifetime-read 'rdma_rxe: retry oracle: .*payload changed' "retry oracle"
 		;;
 	bounds)
 		MODROOT='' "$TOP/scripts/host/build-baseline.sh" 2017rule "$TOP/tests/negative-control/2017-rule.diff"
 		run bounds "$BUILD/modroot-$SUFFIX-2017rule" nvme-rdma-io.sh "" check
 		must_fail bounds 'OUT OF BOUNDS: ' "per-row bounds"
 		;;
-	*) die "unknown control case '$c' (want strict, retransmit, poll, 2017-rule, lifetime or bounds)" ;;
+	*) die "unknown control case '$c' (want strict, retransmit, poll, rxe-unfixed, 2017-rule, lifetime, lifetime-read or bounds)" ;;
 	esac
 done
 column -t -s $'\t' "$tsv"

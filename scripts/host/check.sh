@@ -15,7 +15,7 @@ set -uo pipefail
 # identity is a skip here (a CI machine's git config is nobody's), and
 # `make submit-check` refuses it.
 export SKIP_PLACEHOLDER=1
-stages=(check-shell check-identity check-row-bounds check-bench-report check-stress-known check-drift check-series linux-6.1:check-series
+stages=(check-shell check-identity check-trailers check-row-bounds check-bench-report check-stress-known check-drift check-series linux-6.1:check-series
 	linux-6.1:check-kunit-uml check-variant-configs check-dkms check-kunit
 	run-boot-test check-controls run-hw-selftest linux-6.1:run-distro-test check-stress)
 passed=0 failed=0 skipped=0 k=0
