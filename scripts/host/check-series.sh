@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Series hygiene: every patch passes checkpatch --strict, every file it adds
 # is covered by a MAINTAINERS entry, and the nvme host
-# driver builds W=1 and sparse clean after each patch (bisectability).
+# driver builds W=1 and sparse clean after each patch (bisectability), and
+# sparse proves on a fixture (tests/sparse-fixture) that it really checks.
 # Needs a configured, built $OBJ (make build). Leaves the tree at its tip.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -48,5 +49,20 @@ for c in $commits; do
 		bad=1
 	fi
 done
+# sparse must really check: a fixture with one known warning, built with
+# C=2 against this tree after the patches (which prepared it). A sparse
+# that cannot parse the tree's headers (Debian 12's 0.6.4 on 7.x) reports
+# nothing, and every patch would read as sparse clean.
+fx=$BUILD/sparse-fixture-$SUFFIX
+rm -rf "$fx"
+cp -a "$TOP/tests/sparse-fixture" "$fx"
+kmake C=2 M="$fx" sparse_fixture.o >"$LOGS/sparse-fixture-$SUFFIX.log" 2>&1 || true
+if grep -q 'sparse_fixture\.c:[0-9]*:[0-9]*: warning: incorrect type in assignment (different address spaces)' \
+	"$LOGS/sparse-fixture-$SUFFIX.log"; then
+	log "sparse checks: it reported tests/sparse-fixture's address-space mix"
+else
+	echo "error: sparse did not report tests/sparse-fixture's address-space mix: it checks nothing in this tree (see $LOGS/sparse-fixture-$SUFFIX.log)" >&2
+	bad=1
+fi
 [ $bad -eq 0 ] || die "series hygiene failed (logs: $LOGS/checkpatch-$SUFFIX-*.log, $LOGS/build-patch-$SUFFIX-*.log)"
 log "series hygiene: $i patches checkpatch --strict clean, build W=1/sparse clean after each"
