@@ -29,7 +29,7 @@ help:
 	@echo "              everything side by side); report in build/logs/stress-report.md"
 	@echo "make bench-debug  what each debug checker costs under TCG (icount)"
 	@echo "make controls the series on the test rxe (mlx5 slot rules, retry oracle, forced"
-	@echo "              retransmission, writes and reads), two pollers on one poll queue, and the four negative controls"
+	@echo "              retransmission, writes and reads), two pollers on one poll queue, and the five controls that must fail"
 	@echo "make negative-control  only the controls that must fail: the 2017 rule overflows"
 	@echo "              strict rxe, a request completing on its response trips the retry oracle,"
 	@echo "              and so does a read capsule rewritten before its SEND is retired"

@@ -235,10 +235,12 @@ disconnect() {
 # -12", upstream: nvme_rdma_post_send, nvme_rdma_post_recv, and the LOCAL_INV of
 # nvme_rdma_inv_rkey, "Queueing INV WR for rkey ... failed"), and the test
 # rxe's verdicts (tests/rxe-strict): a retransmitted SEND whose payload
-# changed ("rdma_rxe: retry oracle: ...") and a post into a full send queue
-# ("rdma_rxe: strict_sq: ... send queue full").
+# changed ("rdma_rxe: retry oracle: ..."), a post into a full send queue
+# ("rdma_rxe: strict_sq: ... send queue full") and a local operation
+# executed again after a retry ("rdma_rxe: test: ...", stock rxe without
+# fixes/rxe).
 # One line, single-quoted: host scripts (blktests.sh) read it from here.
-DMESG_BAD='WARNING:|BUG:|Oops|nvme_rdma_[a-z_]+ failed with error code|post_send failed|Queueing INV WR for rkey .* failed|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked for more than|UBSAN:|kmemleak: [0-9]+ new suspected|refcount_t:|list_(add|del) corruption|ODEBUG:|rdma_rxe: retry oracle:|rdma_rxe: strict_sq: .*send queue full'
+DMESG_BAD='WARNING:|BUG:|Oops|nvme_rdma_[a-z_]+ failed with error code|post_send failed|Queueing INV WR for rkey .* failed|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked for more than|UBSAN:|kmemleak: [0-9]+ new suspected|refcount_t:|list_(add|del) corruption|ODEBUG:|rdma_rxe: retry oracle:|rdma_rxe: strict_sq: .*send queue full|rdma_rxe: test: '
 # Error recovery and what leads to it, as 6.12's host driver logs it
 # (rdma.c: nvme_rdma_error_recovery, reconnect_or_remove,
 # reconnect_ctrl_work, nvme_rdma_timeout, nvme_rdma_wr_error (a failed

@@ -38,14 +38,21 @@ setup_host
 echo "driver $(driver_kind) $(modinfo -n nvme_rdma)" >"$OUT/info"
 printf 'kind\tregister_always\tport\tsqsize\tmode\tpasses\tios\tretries\tcompared\tmismatches\n' >"$OUT/retransmit.tsv"
 
-# fio_ios JSON DIR: the I/Os of the first job's direction DIR; fails if
-# fio saw an error.
+# fio_ios JSON DIR: the I/Os of the first job's direction DIR; on an
+# error of fio's, or no JSON, prints why and fails. (A killed fio writes
+# "fio: terminating on signal ..." before its JSON.)
 fio_ios() {
 	python3 - "$1" "$2" <<-'EOF'
 		import json, sys
-		job = json.load(open(sys.argv[1]))["jobs"][0]
+		try:
+		    text = open(sys.argv[1]).read()
+		    job = json.loads(text[text.index("{"):])["jobs"][0]
+		except (OSError, ValueError, KeyError, IndexError) as e:
+		    print("no fio result in %s (%s)" % (sys.argv[1], e))
+		    sys.exit(1)
 		if job["error"]:
-		    sys.exit("fio error %d" % job["error"])
+		    print("fio error %d" % job["error"])
+		    sys.exit(1)
 		print(job[sys.argv[2]]["total_ios"])
 	EOF
 }
@@ -58,23 +65,25 @@ load_host() {
 		fail "nvme_rdma register_always is not $1"
 }
 
-# dropped KIND REG PORT SQ MODE SECS CMD...: runs CMD (fio, JSON in
-# $json) with ACK drops on, again and again until SECS seconds are up
-# (once for 0), then checks and records the phase. (fio 3.33 ends a read
-# job that verifies after one pass over its region, time_based or not.)
+# dropped KIND REG PORT SQ MODE SECS JSON FIO...: runs FIO (a fio
+# command, its JSON written to JSON) with ACK drops on, again and again
+# until SECS seconds are up (once for 0), then checks and records the
+# phase. (fio 3.33 ends a read job that verifies after one pass over its
+# region, time_based or not.)
 dropped() {
-	local kind=$1 reg=$2 port=$3 sq=$4 mode=$5 end=$((SECONDS + $6)) r0 c0 m0 mark r c m
-	local ios=0 n=0 one rec what="$1 $5 register_always=$2 port $3"
-	shift 6
+	local kind=$1 reg=$2 port=$3 sq=$4 mode=$5 end=$((SECONDS + $6)) json=$7 r0 c0 m0 mark r c m
+	local ios=0 n=0 one why rec what="$1 $5 register_always=$2 port $3"
+	shift 7
 	r0=$(cat $P/retries) c0=$(cat $P/oracle_compared) m0=$(cat $P/oracle_mismatches)
 	mark=$(dmesg | wc -l)
 	phase "retransmit: $kind $mode, register_always=$reg, port $port (sqsize $sq), every ${drop}th ACK dropped"
 	echo "$drop" >$P/drop_ack_every
 	while :; do
 		# No fault is injected: error recovery fails the phase at once.
-		WATCH_RE="$DMESG_BAD|$DMESG_RECOVERY" step_watched 900 "$@" || {
+		WATCH_RE="$DMESG_BAD|$DMESG_RECOVERY" step_watched 900 "$@" --output="$json" || {
 			echo 0 >$P/drop_ack_every
-			fail "retransmit: $what: fio failed ($(fio_ios "$json" "$kind" 2>&1 | tail -1))"
+			why=$(fio_ios "$json" "$kind") || true
+			fail "retransmit: $what: fio failed ($why)"
 		}
 		one=$(fio_ios "$json" "$kind") || fail "retransmit: $what: $one"
 		ios=$((ios + one)) n=$((n + 1))
@@ -88,8 +97,10 @@ dropped() {
 	[ -z "$rec" ] || fail "retransmit: $what: error recovery, no fault was injected: $rec"
 	[ "$m" = 0 ] || fail "retransmit: $what: the oracle saw $m changed payloads"
 	# Forced drops that caused no retransmission would prove nothing.
-	[ "$r" -gt 0 ] && [ "$c" -gt 0 ] && return
-	fail "retransmit: $what: $r retries, the oracle compared $c retransmitted SENDs (need both > 0)"
+	# (The counters are the module's: the admin queue's keep-alives count
+	# too, but they are a few SENDs against thousands of I/Os.)
+	[ "$ios" -gt 0 ] && [ "$r" -gt 0 ] && [ "$c" -gt 0 ] && return
+	fail "retransmit: $what: $ios I/Os, $r retries, the oracle compared $c retransmitted SENDs (need all > 0)"
 }
 
 FIO=(fio --eta=never --name=r --direct=1 --ioengine=io_uring --output-format=json)
@@ -101,11 +112,10 @@ for reg in Y N; do
 		[ -n "$dev" ] || fail "no namespace 1 of $NQN on $ctrl"
 		sq=$(cat "/sys/class/nvme/$ctrl/sqsize")
 		if [ "$reg" = Y ]; then
-			json=$OUT/fio-retransmit-write-p$port.json
-			dropped write "$reg" "$port" "$sq" qd32-b16 0 "${FIO[@]}" --filename="/dev/$dev" \
-				--rw=randwrite --bs=512 --size=8M --iodepth=32 \
-				--iodepth_batch_submit=16 --iodepth_batch_complete_min=16 \
-				--verify=crc32c --do_verify=0 --output="$json"
+			dropped write "$reg" "$port" "$sq" qd32-b16 0 "$OUT/fio-retransmit-write-p$port.json" \
+				"${FIO[@]}" --filename="/dev/$dev" --rw=randwrite --bs=512 --size=8M \
+				--iodepth=32 --iodepth_batch_submit=16 --iodepth_batch_complete_min=16 \
+				--verify=crc32c --do_verify=0
 			phase "retransmit: port $port, verifying what was written (drops off)"
 			step_watched 900 "${FIO[@]}" --filename="/dev/$dev" --rw=randwrite --bs=512 \
 				--size=8M --iodepth=32 --verify=crc32c --verify_only=1 --verify_fatal=1 \
@@ -124,10 +134,10 @@ for reg in Y N; do
 			qd32) q=(--iodepth=32) ;;
 			qd32-b16) q=(--iodepth=32 --iodepth_batch_submit=16 --iodepth_batch_complete_min=16) ;;
 			esac
-			json=$OUT/fio-retransmit-read-$reg-p$port-$mode.json
-			dropped read "$reg" "$port" "$sq" "$mode" "$secs" "${FIO[@]}" --filename="/dev/$dev" \
-				--offset=8M --size=$READ_SIZE --rw=randread --bs=4k "${q[@]}" \
-				--verify=crc32c --verify_fatal=1 --output="$json"
+			dropped read "$reg" "$port" "$sq" "$mode" "$secs" \
+				"$OUT/fio-retransmit-read-$reg-p$port-$mode.json" \
+				"${FIO[@]}" --filename="/dev/$dev" --offset=8M --size=$READ_SIZE \
+				--rw=randread --bs=4k "${q[@]}" --verify=crc32c --verify_fatal=1
 		done
 		phase "retransmit: port $port, verifying the read pattern (drops off)"
 		step_watched 900 "${FIO[@]}" --filename="/dev/$dev" --offset=8M --size=$READ_SIZE \

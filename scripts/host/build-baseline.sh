@@ -25,7 +25,7 @@ rev=upstream
 stamp="$(git -C "$TREE" rev-parse "$rev") $(grep -v NVME_RDMA_KUNIT "$OBJ/.config" | sha256sum | cut -c1-16)"
 [ -z "$diff" ] || stamp+=" $(sha256sum <"$diff" | cut -c1-16)"
 # The test rxe it carries, with our rxe fixes (build-rxe-strict.sh).
-stamp+=" rxe $(cat "$TOP"/fixes/rxe/*.patch "$TOP/tests/rxe-strict/rxe-strict.patch" | sha256sum | cut -c1-16)"
+stamp+=" rxe $(cat "$TOP"/fixes/rxe/[0-9][0-9][0-9][0-9]-*.patch "$TOP/tests/rxe-strict/rxe-strict.patch" | sha256sum | cut -c1-16)"
 if [ "$(cat "$dest/stamp" 2>/dev/null)" = "$stamp" ]; then
 	log "$name modules in $dest are current"
 	exit 0
@@ -47,6 +47,6 @@ kmake INSTALL_MOD_PATH="$dest" modules_install >>"$log_file" 2>&1 ||
 	die "$name modules_install failed (see $log_file)"
 git -C "$TREE" checkout -q -f "$tip"
 trap - EXIT
-"$TOP/scripts/host/build-rxe-strict.sh" "$dest"
+RXE_FIXES=1 "$TOP/scripts/host/build-rxe-strict.sh" "$dest"
 echo "$stamp" >"$dest/stamp"
 log "$name modules staged in $dest"

@@ -23,7 +23,7 @@ rm -rf "$MODROOT"
 kmake INSTALL_MOD_PATH="$MODROOT" modules_install >"$LOGS/modules_install-$SUFFIX.log" 2>&1 ||
 	die "modules_install failed (see $LOGS/modules_install-$SUFFIX.log)"
 # The test-only rxe (off unless its module parameters are set) rides along.
-"$TOP/scripts/host/build-rxe-strict.sh" "$MODROOT"
+RXE_FIXES=1 "$TOP/scripts/host/build-rxe-strict.sh" "$MODROOT"
 # What this build is made of, for the summaries.
 {
 	echo "source $(cut -d' ' -f1-2 "$TREE/.git/tree-stamp")"

@@ -19,13 +19,14 @@
 #              its response alone), the retransmit case's guest: must FAIL
 #              with the retry oracle;
 #   rxe-unfixed the series on a test rxe built without fixes/rxe, the
-#              retransmit case's guest: must FAIL (stock rxe executes a
-#              REG_MR again after a retransmit and flushes the QP: "WR
-#              flushed", error recovery);
+#              retransmit case's guest: must FAIL with the test rxe's
+#              report of a local operation executed again after a retry
+#              (stock rxe then flushes the QP: "WR flushed");
 #   lifetime-read  tests/negative-control/lifetime-read.diff on the series
 #              (a read's capsule is placed by its tag, so a tag reused after
 #              the response rewrites a capsule whose SEND is unretired),
-#              the retransmit case's guest: must FAIL with the retry oracle;
+#              the retransmit case's guest: must FAIL with the retry oracle
+#              on a 64-byte SEND (a capsule without data: a read's);
 #   bounds     the 2017 rule on stock rxe (no overflow there): the boot
 #              test's per-row bounds must FAIL it (1/32 send CQEs per
 #              request where a driver that signals by SEND count is held to
@@ -61,7 +62,7 @@ counter() {
 
 # The lines that say why a guest failed: overflow, oracle, post failure.
 evidence() {
-	grep -ahoE 'rdma_rxe: (strict_sq|retry oracle):.*|nvme_rdma_[a-z_]+ failed with error code -?[0-9]+' \
+	grep -ahoE 'rdma_rxe: (strict_sq|retry oracle|test):.*|nvme_rdma_[a-z_]+ failed with error code -?[0-9]+' \
 		"$1/console.log" "$1/dmesg.txt" 2>/dev/null | head -1 || true
 }
 
@@ -133,7 +134,7 @@ for c in "${cases[@]}"; do
 		cp -a "$MODROOT" "$root"
 		RXE_FIXES=0 "$TOP/scripts/host/build-rxe-strict.sh" "$root"
 		run rxe-unfixed "$root" retransmit.sh "$ORACLE" "$rsecs"
-		must_fail rxe-unfixed 'failed with status WR flushed|starting error recovery' "QP flushed under retransmission"
+		must_fail rxe-unfixed 'rdma_rxe: test: qp#[0-9]+ local operation [0-9]+ executed again after a retry' "local operation executed again"
 		;;
 	2017-rule)
 		MODROOT='' "$TOP/scripts/host/build-baseline.sh" 2017rule "$TOP/tests/negative-control/2017-rule.diff"
@@ -149,7 +150,7 @@ for c in "${cases[@]}"; do
 		MODROOT='' "$TOP/scripts/host/build-baseline.sh" lifetime-read \
 			"$TOP/tests/negative-control/lifetime-read.diff" series
 		run lifetime-read "$BUILD/modroot-$SUFFIX-lifetime-read" retransmit.sh "$ORACLE" "$rsecs"
-		must_fail lifetime-read 'rdma_rxe: retry oracle: .*payload changed' "retry oracle"
+		must_fail lifetime-read 'rdma_rxe: retry oracle: .* len 64: payload changed' "retry oracle, a 64-byte capsule"
 		;;
 	bounds)
 		MODROOT='' "$TOP/scripts/host/build-baseline.sh" 2017rule "$TOP/tests/negative-control/2017-rule.diff"
