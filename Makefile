@@ -1,13 +1,13 @@
 # nvme-rdma send-completion suppression: the patch series and its harness.
 # The two commands: `make run` (the main job) and `make check` (the tests).
 
-BASE ?= linux-6.12
+BASE ?= linux-7.3
 export BASE
 START_TIME := $(shell date +%s)
 export START_TIME
 H := scripts/host
 
-.PHONY: all run check deps tree export build series-check kunit-guest boot-test bench blktests kunit-mutants backport-tree backport-check \
+.PHONY: all run check deps tree export build series-check kunit-guest boot-test bench bench-aa blktests kunit-mutants backport-tree backport-check \
 	deb dkms-check distro-test hw-selftest \
 	kunit shellcheck clean distclean help submit-check stress stress-report bench-debug negative-control controls
 
@@ -21,7 +21,9 @@ help:
 	@echo "make submit-check  refuse to send patches with a placeholder author or Signed-off-by,"
 	@echo "              or with a trailer block git interpret-trailers does not parse"
 	@echo "make build    configure and build the guest kernel"
-	@echo "make bench    upstream vs series: IOPS and completions per I/O (icount TCG)"
+	@echo "make bench    upstream vs series: IOPS from boots with nothing counting, completions"
+	@echo "              per command from separate count boots (icount TCG)"
+	@echo "make bench-aa the series against itself, the same way: the method's bias and noise"
 	@echo "make blktests blktests nvme group over rxe, upstream vs series (TESTS=nvme/003 ...)"
 	@echo "make stress   queue-size matrix (normal kernel); faults, corners, module and connect"
 	@echo "              cycles, two-host lossy fabric (debug kernel); negative control;"
@@ -35,12 +37,12 @@ help:
 	@echo "              and so does a read capsule rewritten before its SEND is retired"
 	@echo "make kunit-mutants  break rdma_send_ring.h on purpose (UML KUnit): every mutant must fail the suite"
 	@echo "make kunit    kunit.py run --kunitconfig=drivers/nvme/host (UML) in build/$(BASE)"
-	@echo "make backport-check  the 6.1 series: drift from 6.12, checkpatch/W=1/sparse per patch, UML KUnit"
+	@echo "make backport-check  the 6.12 and 6.1 series: drift from 7.3, checkpatch/W=1/sparse per patch, UML KUnit"
 	@echo "make deb     the DKMS package build/dkms/nvme-rdma-sq-dkms_VERSION_all.deb"
 	@echo "make dkms-check  the package: contents, refusals, W=1 build against installed Debian headers"
 	@echo "make distro-test Debian's own 6.1 and 6.12 kernel binaries: install the .deb, I/O, remove, I/O"
 	@echo "make hw-selftest the hardware mode script (scripts/guest/nvme-rdma-hw.sh) with rxe0 standing in"
-	@echo "BASE=linux-6.1 selects the backport series (tree, export, kunit)"
+	@echo "BASE=linux-6.12 or linux-6.1 selects a backport series (tree, export, kunit); default linux-7.3"
 	@echo "VARIANT=mlx5 make build: the kernel plus config/mlx5.config, for ConnectX boot tests"
 
 deps:
@@ -74,16 +76,16 @@ boot-test: build
 check: deps tree build backport-tree
 	@$(H)/check.sh
 
-# The 6.1 backport is checked, not booted: its tree, configured for the
-# per-patch W=1/sparse builds of check-series.
+# The backports (6.12, 6.1) are checked, not booted from their own build:
+# their trees, configured for the per-patch W=1/sparse builds of
+# check-series.
+BACKPORTS := linux-6.12 linux-6.1
 backport-tree: deps
-	@BASE=linux-6.1 $(H)/tree.sh
-	@BASE=linux-6.1 $(H)/configure-kernel.sh
+	@for b in $(BACKPORTS); do BASE=$$b $(H)/tree.sh && BASE=$$b $(H)/configure-kernel.sh || exit 1; done
 
 backport-check: backport-tree
 	@$(H)/check-drift.sh
-	@BASE=linux-6.1 $(H)/check-series.sh
-	@BASE=linux-6.1 $(H)/check-kunit-uml.sh
+	@for b in $(BACKPORTS); do BASE=$$b $(H)/check-series.sh && BASE=$$b $(H)/check-kunit-uml.sh || exit 1; done
 
 deb: deps
 	@$(H)/build-dkms-deb.sh >/dev/null
@@ -101,6 +103,11 @@ hw-selftest: build
 
 bench: build
 	@$(H)/bench.sh
+
+# A/A: the series against itself, booted as make bench boots the two
+# drivers; its changes are the method's own bias and noise.
+bench-aa: build
+	@BENCH_AA=1 $(H)/bench.sh
 
 blktests: build
 	@$(H)/blktests.sh $(TESTS)

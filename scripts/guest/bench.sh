@@ -1,16 +1,24 @@
 #!/bin/bash
 # The bench (guest side, one boot of make bench): soft-RoCE fabric, nvmet on
 # a memory-backed null_blk, nvme connect, then one fio run per row of
-# bench_rows with the driver's call counters read before and after it.
+# bench_rows. A boot either times or counts, never both:
+#   time:  nothing counts while fio runs: no kprobe, no tracepoint enabled
+#          (checked before every row; a probe left on fails the boot).
+#          The host takes IOPS from these boots only.
+#   count: the driver's call counters (kprobes, the series' tracepoints)
+#          read before and after each row; the host takes the per-command
+#          figures from these boots, and their IOPS only to show what
+#          counting costs.
 # Nothing is verified here (make check does that): the rows measure the
 # workload they name, a write row writes and a read row reads. Every run
 # is checked for what would make its figures meaningless (a counter that
 # cannot count, a command count that does not match the responses, a
 # polled row that never polled, credits not back at idle), and the dmesg
 # scan runs at the end; any of these fails the boot.
-# Usage: bench.sh DRIVER [IOS [ROWS]]   (guest side; init.sh runs it)
+# Usage: bench.sh MODE DRIVER [IOS [ROWS]]   (guest side; init.sh runs it)
 #        bench.sh list [ROWS]          (print the rows, any host)
 #        bench.sh list-guest VCPUS [ROWS]  (the rows a guest with VCPUS runs)
+#   MODE: time or count (above).
 #   DRIVER: series or upstream, the driver modprobe must load.
 #   IOS: 4k I/Os per row (default 16384; 128k rows do IOS/16), split
 #   evenly between the jobs of a row.
@@ -79,9 +87,11 @@ if [ "${1:-}" = list-guest ]; then
 fi
 
 . "$(dirname "$0")/lib.sh"
-want=${1:?usage: bench.sh series|upstream [IOS [ROWS]]}
-IOS=${2:-16384}
-ROWS=${3:-}
+MODE=${1:?usage: bench.sh time|count series|upstream [IOS [ROWS]]}
+want=${2:?usage: bench.sh time|count series|upstream [IOS [ROWS]]}
+IOS=${3:-16384}
+ROWS=${4:-}
+case "$MODE" in time | count) ;; *) fail "bench.sh: mode '$MODE' is neither time nor count" ;; esac
 case "$want" in series | upstream) ;; *) fail "bench.sh: driver '$want' is neither series nor upstream" ;; esac
 if ! [[ $IOS =~ ^[0-9]+$ ]] || [ "$IOS" -lt 64 ]; then
 	fail "bench.sh: IOS '$IOS' is not a number of at least 64"
@@ -98,6 +108,7 @@ SQ_SNAPSHOTS=0
 	echo "vcpus $(nproc)"
 	echo "ios $IOS"
 	echo "rows ${ROWS:-all}"
+	echo "mode $MODE"
 } >"$OUT/info"
 
 setup_fabric
@@ -127,6 +138,16 @@ echo "driver $KIND $(modinfo -n nvme_rdma)" >>"$OUT/info"
 #     its REG_MRs (chained unsignaled in front of the SEND).
 #   bench_poll: nvme_rdma_poll (blk-mq ->poll, called through a pointer).
 TRACING=/sys/kernel/tracing
+# no_probes: nothing counts: no kprobe defined, no trace event enabled,
+# tracing off. A time boot checks it before every row.
+no_probes() {
+	local k e
+	k=$(grep -c . $TRACING/kprobe_events || true)
+	e=$(grep -c . $TRACING/set_event || true)
+	if [ "$k" != 0 ] || [ "$e" != 0 ]; then
+		fail "time boot: something counts: $k kprobes ($(head -3 $TRACING/kprobe_events | tr '\n' ' ')), $e trace events enabled ($(head -3 $TRACING/set_event | tr '\n' ' '))"
+	fi
+}
 bench_probe() {
 	local name=$1 fn=$2 syms s n=0
 	syms=$(kallsyms_copies "$fn")
@@ -137,12 +158,17 @@ bench_probe() {
 		n=__$((${n#__} + 1))
 	done
 }
-counters_arm
-[ "$KIND" = series ] || bench_probe bench_post_recv nvme_rdma_post_recv
-bench_probe bench_reg_mr ib_mr_pool_get
-bench_probe bench_poll nvme_rdma_poll
-echo 1 >$TRACING/events/benchcnt/enable || fail "enabling the bench's kprobe counters failed"
-echo "$CNT_INFO; bench: recv posts ($([ "$KIND" = series ] && echo tracepoint nvme_rdma_post_recv || echo nvme_rdma_post_recv)), ib_mr_pool_get (REG_MRs), nvme_rdma_poll" >>"$OUT/info"
+if [ "$MODE" = count ]; then
+	counters_arm
+	[ "$KIND" = series ] || bench_probe bench_post_recv nvme_rdma_post_recv
+	bench_probe bench_reg_mr ib_mr_pool_get
+	bench_probe bench_poll nvme_rdma_poll
+	echo 1 >$TRACING/events/benchcnt/enable || fail "enabling the bench's kprobe counters failed"
+	echo "$CNT_INFO; bench: recv posts ($([ "$KIND" = series ] && echo tracepoint nvme_rdma_post_recv || echo nvme_rdma_post_recv)), ib_mr_pool_get (REG_MRs), nvme_rdma_poll" >>"$OUT/info"
+else
+	no_probes
+	echo "counters none: time boot (no kprobe, no trace event)" >>"$OUT/info"
+fi
 
 # snap FILE: every counter's calls so far, "name calls" per line.
 snap() {
@@ -200,6 +226,17 @@ fill() {
 		--output="$OUT/fio/fill.txt" || fail "fill fio failed"
 }
 
+# idle_or_fail NAME PORT: the send rings are idle after the row (read
+# after fio, outside the timed run, in both modes).
+idle_or_fail() {
+	local credits
+	credits=$(credits_idle "$CTRL")
+	case "$credits" in
+	idle | skipped:*) ;;
+	*) fail "$1 on port $2: send ring not idle: $credits" ;;
+	esac
+}
+
 # run_row I N NAME CONN RW BS ENGINE QD BATCH JOBS
 run_row() {
 	local i=$1 total=$2 name=$3 conn=$4 rw=$5 bs=$6 engine=$7 qd=$8 batch=$9 jobs=${10}
@@ -230,15 +267,21 @@ run_row() {
 		args+=(--numjobs="$jobs" --cpus_allowed=0-$((jobs - 1)) --cpus_allowed_policy=split)
 	fi
 	sq=$(cat "/sys/class/nvme/$CTRL/sqsize")
-	phase "row $i/$total $name (port $port, $conn)"
+	phase "row $i/$total $name (port $port, $conn, $MODE)"
 	before=$(mktemp) after=$(mktemp) sqb=$(mktemp) sqa=$(mktemp)
-	sq_read "$CTRL" >"$sqb"
-	snap "$before"
+	if [ "$MODE" = count ]; then
+		sq_read "$CTRL" >"$sqb"
+		snap "$before"
+	else
+		no_probes
+	fi
 	: >"$OUT/wall/$i.start"
 	step 900 fio "${args[@]}" || fail "fio $name on port $port failed"
 	: >"$OUT/wall/$i.end"
-	snap "$after"
-	sq_read "$CTRL" >"$sqa"
+	if [ "$MODE" = count ]; then
+		snap "$after"
+		sq_read "$CTRL" >"$sqa"
+	fi
 	read -r ios ms < <(python3 -c '
 import json, sys
 ios = ms = 0
@@ -248,6 +291,15 @@ for j in json.load(open(sys.argv[1]))["jobs"]:
 print(ios, ms)' "$json")
 	if [ "$ios" -le 0 ] || [ "$ms" -le 0 ]; then
 		fail "fio $name did no I/O ($ios I/Os in $ms ms)"
+	fi
+	if [ "$MODE" = time ]; then
+		rm -f "$before" "$after" "$sqb" "$sqa"
+		idle_or_fail "$name" "$port"
+		# The counts are the count boots': "-" here.
+		printf '%s\t' "$i" "$name" "$port" "$conn" "$MAP" "$sq" "$rw" "$bs" "$engine" "$qd" \
+			"$batch" "$jobs" "$poll" "$ios" "$ms" - - - - - - - - - - >>"$OUT/bench-raw.tsv"
+		printf '%s\n' - >>"$OUT/bench-raw.tsv"
+		return 0
 	fi
 	read -r cmds posts send recv inv rposts rq stalls _ < <(counters_delta "$before" "$after")
 	read -r prc regmr polls < <(extra "$before" "$after")
@@ -275,11 +327,7 @@ print(ios, ms)' "$json")
 	within "$cmds" "$recv" ||
 		fail "$name: $cmds commands completed (nvme_complete_rq) for $recv responses: the command count is wrong"
 	[ "$poll" = 0 ] || [ "$polls" -gt 0 ] || fail "$name: polled row, nvme_rdma_poll never called"
-	credits=$(credits_idle "$CTRL")
-	case "$credits" in
-	idle | skipped:*) ;;
-	*) fail "$name on port $port: send ring not idle: $credits" ;;
-	esac
+	idle_or_fail "$name" "$port"
 	printf '%s\t' "$i" "$name" "$port" "$conn" "$MAP" "$sq" "$rw" "$bs" "$engine" "$qd" \
 		"$batch" "$jobs" "$poll" "$ios" "$ms" "$rq" "$stalls" "$posts" "$send" "$recv" \
 		"$prc" "$inv" "$regmr" "$wrs" "$polls" >>"$OUT/bench-raw.tsv"

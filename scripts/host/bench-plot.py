@@ -22,8 +22,9 @@ warnings.filterwarnings("ignore", category=RuntimeWarning)  # all-NaN lines (row
 import matplotlib.pyplot as plt  # noqa: E402
 
 QDS = [1, 8, 32, 128]
-STYLE = {"upstream": dict(color="tab:blue", marker="o"), "series": dict(color="tab:red", marker="s")}
-SHIFT = {"upstream": 0.93, "series": 1.07}
+# The two labels in bench.tsv's order (upstream, series; a, b for A/A).
+STYLES = (dict(color="tab:blue", marker="o"), dict(color="tab:red", marker="s"))
+SHIFTS = (0.93, 1.07)
 
 
 def nan(v):
@@ -43,6 +44,12 @@ def main():
     title = sys.argv[3] if len(sys.argv) > 3 else "make bench"
     with open(tsv) as f:
         rows = list(csv.DictReader(f, delimiter="\t"))
+    labels = list(dict.fromkeys(r["driver"] for r in rows))
+    if len(labels) != 2:
+        sys.exit(f"bench-plot: {tsv} has labels {labels}, not two")
+    a, b = labels
+    STYLE = dict(zip(labels, STYLES))
+    SHIFT = dict(zip(labels, SHIFTS))
     sweep = {}
     for r in rows:
         if r["conn"] != "d" or r["bs"] != "4k" or r["engine"] != "io_uring" or r["jobs"] != "1":
@@ -63,7 +70,7 @@ def main():
     fig, axes = plt.subplots(3, 2, figsize=(12, 12), sharex=True)
     for col, rw in enumerate(("randread", "randwrite")):
         ax_cqe, ax_iops, ax_chg = axes[0][col], axes[1][col], axes[2][col]
-        for drv in ("upstream", "series"):
+        for drv in labels:
             for kind, ls in (("unbatched", "--"), ("batched", "-")):
                 pts = [sweep.get((drv, rw, kind, q)) for q in QDS]
                 lab = f"{drv}, {kind}"
@@ -80,7 +87,7 @@ def main():
         for kind, ls in (("unbatched", "--"), ("batched", "-")):
             chg, lo, hi = [], [], []
             for q in QDS:
-                u, s = sweep.get(("upstream", rw, kind, q)), sweep.get(("series", rw, kind, q))
+                u, s = sweep.get((a, rw, kind, q)), sweep.get((b, rw, kind, q))
                 if val(u, "iops") and val(s, "iops"):
                     c = (val(s, "iops") / val(u, "iops") - 1) * 100
                     # Worst cases of the two drivers' min-max ranges.
@@ -96,13 +103,13 @@ def main():
             ax_chg.errorbar([q * (0.95 if kind == "unbatched" else 1.05) for q in QDS], chg, yerr=[lo, hi],
                             linestyle=ls, color="black", marker="o", capsize=3,
                             markerfacecolor="none" if kind == "unbatched" else "black",
-                            label=f"series vs upstream, {kind}")
+                            label=f"{b} vs {a}, {kind}")
         ax_chg.axhline(0, color="grey", linewidth=0.8)
         ax_cqe.set_title(f"4k {rw}, io_uring, port 1")
-        ax_cqe.set_ylabel("send CQEs per NVMe command")
         ax_cqe.set_ylim(bottom=0)
-        ax_iops.set_ylabel("IOPS (icount: guest time = instructions)")
-        ax_chg.set_ylabel("IOPS change, series vs upstream (%)")
+        ax_cqe.set_ylabel("send CQEs per NVMe command (count boots)")
+        ax_iops.set_ylabel("IOPS (icount, nothing counting)")
+        ax_chg.set_ylabel(f"IOPS change, {b} vs {a} (%)")
         ax_chg.set_xlabel("queue depth (batched: batch = QD/2; QD 1 is batch 1)")
         for ax in (ax_cqe, ax_iops, ax_chg):
             if not any(sweep.get((d, rw, k, q)) for d in STYLE for k in ("unbatched", "batched") for q in QDS):

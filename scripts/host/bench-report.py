@@ -1,30 +1,39 @@
 #!/usr/bin/python3
-"""make bench's report: the guests' raw counts into per-command figures.
+"""make bench's report: IOPS from the time boots, figures per command from
+the count boots.
 
-Reads LOGS/bench-DRIVER-BOOT/ and LOGS/bench-DRIVER-BOOT-1cpu/ (the
-1-vCPU guest of the polled rows), each with bench-raw.tsv,
-wall/ROW.start|end, accel, info, guest-seconds, error, for DRIVER in
-upstream, series and BOOT in 1..BOOTS, and LOGS/<that directory>.wall
-(host seconds of that boot). Writes
-  OUT/bench-runs.tsv  one line per driver x boot x row (every repeat)
-  OUT/bench.tsv       one line per driver x row: means, IOPS spread
-  OUT/bench.txt       upstream against series, row by row
+Reads LOGS/bench-LABEL-BOOT/ and LOGS/bench-LABEL-BOOT-1cpu/ (the
+1-vCPU guest of the polled rows) of the time boots (nothing counting),
+BOOT in 1..BOOTS, and LOGS/bench-LABEL-count-BOOT{,-1cpu}/ of the count
+boots (kprobes and tracepoints on), BOOT in 1..COUNT_BOOTS, each with
+bench-raw.tsv, wall/ROW.start|end, accel, info, guest-seconds, error, for
+the two LABELs (upstream, series; a, b for an A/A run), and
+LOGS/<that directory>.wall (host seconds of that boot). The IOPS columns
+come from time boots only; the per-command columns from count boots only,
+and iops_counted is what the count boots measured, to show what counting
+costs. Writes
+  OUT/bench-runs.tsv  one line per label x boot x row (every repeat)
+  OUT/bench.tsv       one line per label x row: means, IOPS spread
+  OUT/bench.txt       the first label against the second, row by row
 Every planned row (PLAN: the guest's "bench.sh list" output) is in
-bench.tsv and bench.txt for both drivers, measured or not: a row with no
+bench.tsv and bench.txt for both labels, measured or not: a row with no
 measurement says "missing", it is never dropped.
-Usage: bench-report.py LOGS BOOTS PLAN [TITLE]
+Usage: bench-report.py [--labels A,B] [--count-boots N] LOGS BOOTS PLAN [TITLE]
+  (defaults: upstream,series and COUNT_BOOTS 0)
 """
 
 import csv
 import os
 import sys
 
-DRIVERS = ("upstream", "series")
+DRIVERS = ["upstream", "series"]  # the two labels (--labels)
+COUNTS = ("queue_rq", "stalls", "send_posts", "send_cqes", "recv_cqes", "recv_posts", "local_inv", "reg_mr",
+          "wrs", "polls", "cmds")
 SPREAD_FLAG = 1.0  # percent: an icount row whose repeats spread this much is flagged
 
 # The per-row columns of bench.tsv, with their one-line meaning (README).
 COLUMNS = [
-    ("driver", "upstream (the 6.12 import's module) or series (the patched module), same kernel image"),
+    ("driver", "upstream (the import's module) or series (the patched module), same kernel image; a, b: the series twice (A/A)"),
     ("workload", "fio row name: block size, rw, engine, iodepth (qd), batch (b), jobs, queue setup"),
     ("port", "target port: 1 = target default queue size, 2 = param_max_queue_size 16"),
     ("conn", "d: 2 I/O queues; q1: --nr-io-queues 1 (jobs pinned); poll: + --nr-poll-queues 1, fio --hipri; p2: port 2"),
@@ -38,14 +47,16 @@ COLUMNS = [
     ("jobs", "fio jobs (pinned, one per vCPU)"),
     ("poll", "1 = polled queue (hipri)"),
     ("vcpus", "the guest's vCPUs: 1 for the polled rows (they do not repeat on 2), 2 for the others"),
-    ("repeats", "runs measured (one per boot)"),
+    ("repeats", "time runs measured (one per time boot: nothing counting)"),
+    ("count_repeats", "count runs measured (one per count boot: kprobes and tracepoints on)"),
     ("ios", "fio I/Os per run (mean)"),
-    ("cmds/io", "NVMe commands per fio I/O (below 1 where the block layer merged I/Os)"),
-    ("iops", "icount IOPS: fio I/Os per guest second (guest time counts instructions), mean"),
+    ("cmds/io", "NVMe commands per fio I/O (below 1 where the block layer merged I/Os), count boots"),
+    ("iops", "icount IOPS of the time boots: fio I/Os per guest second (guest time counts instructions), mean"),
     ("iops_min", "lowest icount IOPS of the repeats"),
     ("iops_max", "highest icount IOPS of the repeats"),
     ("iops_spread%", "(max - min) / mean of the repeats' icount IOPS, percent"),
-    ("flag", "SPREAD when iops_spread% >= 1, FEW / EXTRA when fewer / more repeats than rounds, MISSING when none"),
+    ("iops_counted", "icount IOPS of the count boots, mean: what the counters leave (not a result)"),
+    ("flag", "SPREAD when iops_spread% >= 1, FEW / EXTRA when fewer / more time runs than rounds, CFEW / CEXTRA the same for count runs, MISSING when none"),
     ("send_cqe/cmd", "send-side completions (send, memreg, inv_rkey, async done handlers) per command"),
     ("recv_cqe/cmd", "receive completions (nvme_rdma_recv_done) per command"),
     ("send_posts/cmd", "ib_post_send calls (series: tracepoint nvme_rdma_post_send; upstream: nvme_rdma_post_send + LOCAL_INVs) per command"),
@@ -57,7 +68,7 @@ COLUMNS = [
     ("wall_spread%", "NOISY: (max - min) / mean of the repeats' wall IOPS, percent"),
 ]
 
-RUN_COLUMNS = ["driver", "boot", "workload", "port", "conn", "queues", "sqsize", "rw", "bs", "engine",
+RUN_COLUMNS = ["driver", "mode", "boot", "workload", "port", "conn", "queues", "sqsize", "rw", "bs", "engine",
                "iodepth", "batch", "jobs", "poll", "vcpus", "ios", "runtime_ms", "cmds", "iops", "wall_s",
                "wall_iops", "queue_rq", "stalls", "send_posts", "send_cqes", "recv_cqes", "recv_posts",
                "local_inv", "reg_mr", "wrs", "wrs_source", "wrs_formula", "polls"]
@@ -102,14 +113,15 @@ def guest_vcpus(bdir):
     return "?"
 
 
-def load_runs(logs, boots, kinds):
+def load_runs(logs, boots, kinds, mode):
     runs, boots_info = [], []
+    pfx = "" if mode == "time" else "count-"
     for b in range(1, boots + 1):
         for sfx in kinds:
             for d in DRIVERS:
-                name = f"bench-{d}-{b}{sfx}"
+                name = f"bench-{d}-{pfx}{b}{sfx}"
                 bdir = os.path.join(logs, name)
-                info = dict(driver=d, boot=f"{b}{sfx}", dir=bdir, accel=read_text(os.path.join(bdir, "accel"), "?"),
+                info = dict(driver=d, mode=mode, boot=f"{pfx}{b}{sfx}", dir=bdir, accel=read_text(os.path.join(bdir, "accel"), "?"),
                             error=read_text(os.path.join(bdir, "error")),
                             guest_s=num(read_text(os.path.join(bdir, "guest-seconds"), "-")),
                             wall_s=num(read_text(os.path.join(logs, f"{name}.wall"), "-")),
@@ -123,10 +135,11 @@ def load_runs(logs, boots, kinds):
                     for r in csv.DictReader(f, delimiter="\t"):
                         info["rows"] += 1
                         try:
-                            run = derive(checked(r), d, f"{b}{sfx}", bdir)
+                            run = derive(checked(r, mode), d, f"{pfx}{b}{sfx}", bdir, mode)
                         except BadRaw as e:
                             sys.exit(f"bench-report: {raw}: {e}")
                         run["vcpus"] = vcpus
+                        run["mode"] = mode
                         runs.append(run)
     return runs, boots_info
 
@@ -142,17 +155,20 @@ class BadRaw(Exception):
     pass
 
 
-def checked(r):
+def checked(r, mode):
     """The raw row with every count column checked: a number, or "-"
     where the driver has no such count (upstream's stalls, wrs; the
-    series' local_inv)."""
-    for k in ("ios", "runtime_ms", "queue_rq", "stalls", "send_posts", "send_cqes", "recv_cqes",
-              "recv_posts", "local_inv", "reg_mr", "wrs", "polls", "cmds"):
+    series' local_inv). A time run counts nothing: every count is "-"."""
+    for k in ("ios", "runtime_ms") + COUNTS:
         if k not in r:
             if k == "cmds":
                 continue
             raise BadRaw(f"no column {k}")
         v = r[k]
+        if mode == "time" and k in COUNTS:
+            if v != "-":
+                raise BadRaw(f"row {r.get('row', '?')} ({r.get('workload', '?')}): time run with a count in column {k} ('{v}')")
+            continue
         if v == "-" and k in ("stalls", "wrs", "local_inv"):
             continue
         try:
@@ -162,8 +178,16 @@ def checked(r):
     return r
 
 
-def derive(r, driver, boot, bdir):
+def derive(r, driver, boot, bdir, mode):
     ios, ms = float(r["ios"]), float(r["runtime_ms"])
+    t0 = mtime(os.path.join(bdir, "wall", r["row"] + ".start"))
+    t1 = mtime(os.path.join(bdir, "wall", r["row"] + ".end"))
+    wall = t1 - t0 if t0 is not None and t1 is not None and t1 > t0 else None
+    if mode == "time":
+        run = {k: r.get(k, "") for k in RUN_COLUMNS if k in r}
+        run.update(driver=driver, boot=str(boot), iops=ios * 1000.0 / ms if ms > 0 else None,
+                   wall_s=wall, wall_iops=ios / wall if wall else None, ios=ios, runtime_ms=ms)
+        return run
     stalls = num(r["stalls"]) or 0.0
     posts, regmr = float(r["send_posts"]), float(r["reg_mr"])
     # The series has no LOCAL_INV count of its own ("-"): its WRs are counted.
@@ -171,9 +195,6 @@ def derive(r, driver, boot, bdir):
     # Commands: completed requests (nvme_complete_rq), which also counts
     # those dispatched through ->queue_rqs(); older raw files: dispatches.
     cmds = float(r["cmds"]) if "cmds" in r else float(r["queue_rq"]) - stalls
-    t0 = mtime(os.path.join(bdir, "wall", r["row"] + ".start"))
-    t1 = mtime(os.path.join(bdir, "wall", r["row"] + ".end"))
-    wall = t1 - t0 if t0 is not None and t1 is not None and t1 > t0 else None
     run = {k: r.get(k, "") for k in RUN_COLUMNS if k in r}
     run.update(driver=driver, boot=str(boot), cmds=cmds, iops=ios * 1000.0 / ms if ms > 0 else None,
                wall_s=wall, wall_iops=ios / wall if wall else None)
@@ -206,54 +227,63 @@ def spread(xs):
     return (max(xs) - min(xs)) / m * 100.0 if m else None
 
 
-def aggregate(plan, runs, boots):
+def aggregate(plan, runs, boots, cboots):
     rows = []
     for d in DRIVERS:
         for p in plan:
-            rs = [r for r in runs if r["driver"] == d and r["workload"] == p["workload"] and r["port"] == p["port"]]
+            mine = [r for r in runs if r["driver"] == d and r["workload"] == p["workload"] and r["port"] == p["port"]]
+            rs = [r for r in mine if r["mode"] == "time"]
+            cs = [r for r in mine if r["mode"] == "count"]
             row = {c: "-" for c, _ in COLUMNS}
             row.update({k: p[k] for k in ("workload", "port", "conn", "rw", "bs", "engine", "iodepth", "batch", "jobs", "poll")})
             row["driver"] = d
             row["repeats"] = str(len(rs))
-            if not rs:
-                row["flag"] = "MISSING"
-                rows.append(row)
-                continue
-            row["queues"] = rs[0]["queues"]
-            row["vcpus"] = "/".join(sorted({r["vcpus"] for r in rs}))
-            row["sqsize"] = rs[0]["sqsize"]
-            iops = [r["iops"] for r in rs]
-            cmds = sum(r["cmds"] for r in rs)
-
-            def per_cmd(k):
-                return sum(r[k] for r in rs) / cmds if cmds > 0 else None
-            sp = spread(iops)
+            row["count_repeats"] = str(len(cs))
             flags = []
-            if sp is not None and sp >= SPREAD_FLAG:
-                flags.append("SPREAD")
             if len(rs) < boots:
-                flags.append("FEW")
+                flags.append("FEW" if rs else "MISSING")
             if len(rs) > boots:
                 flags.append("EXTRA")
-            posts = sum(r["send_posts"] for r in rs)
-            row.update({
-                "ios": fmt(mean([r["ios"] for r in rs]), 0),
-                "cmds/io": fmt(cmds / sum(r["ios"] for r in rs)),
-                "iops": fmt(mean(iops), 0),
-                "iops_min": fmt(min(iops), 0),
-                "iops_max": fmt(max(iops), 0),
-                "iops_spread%": fmt(sp, 2),
-                "flag": ",".join(flags) or "ok",
-                "send_cqe/cmd": fmt(per_cmd("send_cqes"), 4),
-                "recv_cqe/cmd": fmt(per_cmd("recv_cqes"), 4),
-                "send_posts/cmd": fmt(per_cmd("send_posts"), 4),
-                "recv_posts/cmd": fmt(per_cmd("recv_posts"), 4),
-                "wrs/post": fmt(sum(r["wrs"] for r in rs) / posts if posts else None, 3),
-                "wrs_source": rs[0]["wrs_source"],
-                "polls/cmd": fmt(per_cmd("polls"), 3),
-                "wall_iops": fmt(mean([r["wall_iops"] for r in rs]), 0),
-                "wall_spread%": fmt(spread([r["wall_iops"] for r in rs]), 1),
-            })
+            if len(cs) < cboots:
+                flags.append("CFEW")
+            if len(cs) > cboots:
+                flags.append("CEXTRA")
+            if mine:
+                row["queues"] = mine[0]["queues"]
+                row["vcpus"] = "/".join(sorted({r["vcpus"] for r in mine}))
+                row["sqsize"] = mine[0]["sqsize"]
+            if rs:
+                iops = [r["iops"] for r in rs]
+                sp = spread(iops)
+                if sp is not None and sp >= SPREAD_FLAG:
+                    flags.append("SPREAD")
+                row.update({
+                    "ios": fmt(mean([r["ios"] for r in rs]), 0),
+                    "iops": fmt(mean(iops), 0),
+                    "iops_min": fmt(min(iops), 0),
+                    "iops_max": fmt(max(iops), 0),
+                    "iops_spread%": fmt(sp, 2),
+                    "wall_iops": fmt(mean([r["wall_iops"] for r in rs]), 0),
+                    "wall_spread%": fmt(spread([r["wall_iops"] for r in rs]), 1),
+                })
+            if cs:
+                cmds = sum(r["cmds"] for r in cs)
+
+                def per_cmd(k):
+                    return sum(r[k] for r in cs) / cmds if cmds > 0 else None
+                posts = sum(r["send_posts"] for r in cs)
+                row.update({
+                    "cmds/io": fmt(cmds / sum(r["ios"] for r in cs)),
+                    "iops_counted": fmt(mean([r["iops"] for r in cs]), 0),
+                    "send_cqe/cmd": fmt(per_cmd("send_cqes"), 4),
+                    "recv_cqe/cmd": fmt(per_cmd("recv_cqes"), 4),
+                    "send_posts/cmd": fmt(per_cmd("send_posts"), 4),
+                    "recv_posts/cmd": fmt(per_cmd("recv_posts"), 4),
+                    "wrs/post": fmt(sum(r["wrs"] for r in cs) / posts if posts else None, 3),
+                    "wrs_source": cs[0]["wrs_source"],
+                    "polls/cmd": fmt(per_cmd("polls"), 3),
+                })
+            row["flag"] = ",".join(flags) or "ok"
             rows.append(row)
     return rows
 
@@ -279,17 +309,20 @@ def render(head, lines):
                       for j, c in enumerate(row)).rstrip() for row in [head] + lines]
 
 
-def table(plan, agg, boots_info, boots, title, runs, kinds):
+def table(plan, agg, boots_info, boots, cboots, title, runs, kinds):
     by = {(r["driver"], r["workload"], r["port"]): r for r in agg}
-    head1 = ["workload", "port", "sqsize", "vCPUs", "IOPS up", "IOPS series", "change", "spread up %", "spread series %",
-             "wall IOPS change (noisy)", "flag"]
-    head2 = ["workload", "port", "send CQE/cmd up", "series", "change", "send posts/cmd up", "series", "change",
-             "recv CQE/cmd up", "series", "recv posts/cmd up", "series", "WRs/post up", "series"]
+    a, b = DRIVERS
+    ab = {"upstream": "up"}.get(a, a)
+    head1 = ["workload", "port", "sqsize", "vCPUs", f"IOPS {ab}", f"IOPS {b}", "change", f"spread {ab} %", f"spread {b} %",
+             "counted change", "wall IOPS change (noisy)", "flag"]
+    head2 = ["workload", "port", f"send CQE/cmd {ab}", b, "change", f"send posts/cmd {ab}", b, "change",
+             f"recv CQE/cmd {ab}", b, f"recv posts/cmd {ab}", b, f"WRs/post {ab}", b]
     lines1, lines2 = [], []
     flagged = []
+    changes = []
     for p in plan:
-        u = by[("upstream", p["workload"], p["port"])]
-        s = by[("series", p["workload"], p["port"])]
+        u = by[(a, p["workload"], p["port"])]
+        s = by[(b, p["workload"], p["port"])]
         flags = sorted({f for r in (u, s) for f in r["flag"].split(",") if f != "ok"})
         if flags:
             flagged.append((p["workload"], p["port"], flags, u["iops_spread%"], s["iops_spread%"]))
@@ -297,8 +330,11 @@ def table(plan, agg, boots_info, boots, title, runs, kinds):
         vc = u["vcpus"] if u["vcpus"] == s["vcpus"] or s["vcpus"] == "-" else f"{u['vcpus']}/{s['vcpus']}"
         lines1.append([p["workload"], p["port"], sq if sq != "-" else s["sqsize"], vc if vc != "-" else s["vcpus"],
                        u["iops"], s["iops"], delta(u["iops"], s["iops"]),
-                       u["iops_spread%"], s["iops_spread%"], delta(u["wall_iops"], s["wall_iops"]),
+                       u["iops_spread%"], s["iops_spread%"], delta(u["iops_counted"], s["iops_counted"]),
+                       delta(u["wall_iops"], s["wall_iops"]),
                        ",".join(flags) or "ok"])
+        if num(u["iops"]) and num(s["iops"]):
+            changes.append((num(s["iops"]) / num(u["iops"]) - 1) * 100)
         lines2.append([p["workload"], p["port"],
                        u["send_cqe/cmd"], s["send_cqe/cmd"], delta(u["send_cqe/cmd"], s["send_cqe/cmd"]),
                        u["send_posts/cmd"], s["send_posts/cmd"], delta(u["send_posts/cmd"], s["send_posts/cmd"]),
@@ -312,22 +348,33 @@ def table(plan, agg, boots_info, boots, title, runs, kinds):
     ws = [b["wall_s"] for b in boots_info if b["wall_s"] is not None]
     def span(xs):
         return f"{min(xs):.0f}-{max(xs):.0f}" if xs else "-"
-    out.append(f"boots: {boots} rounds; a round boots each driver once per guest kind ("
+    out.append(f"boots: {boots} time rounds (nothing counting) and {cboots} count rounds (kprobes, tracepoints);"
+               " a round boots each label once per guest kind ("
                + ", ".join({"": "2 vCPUs", "-1cpu": "1 vCPU for the polled rows"}[k] for k in kinds)
-               + "), two guests at a time (upstream and series side by side);"
+               + f"), two guests at a time ({a} and {b} side by side);"
                f" guest s per boot {span(gs)}, host wall s per boot {span(ws)}"
                + (f" (wall/guest {mean(ws) / mean(gs):.1f}x)" if gs and ws else ""))
     out.append("")
-    out.append("IOPS: icount (fio I/Os per guest second; guest time counts instructions), mean of the repeats;")
-    out.append("change = series against upstream; spread = (max - min) / mean of the repeats; flag SPREAD: spread >= 1%")
+    out.append("IOPS: icount (fio I/Os per guest second; guest time counts instructions), mean of the time boots'")
+    out.append(f"repeats, nothing counting; change = {b} against {a}; spread = (max - min) / mean of the repeats;")
+    out.append("flag SPREAD: spread >= 1%; counted change: the same change in the count boots (counters on), not a result")
     out.append("")
     out.extend(render(head1, lines1))
     out.append("")
-    out.append("Per NVMe command (requests completed: nvme_complete_rq calls), not per fio I/O,")
-    out.append("summed over the repeats; WRs/post: send WRs per ib_post_send call")
-    out.append("")
-    out.extend(render(head2, lines2))
-    out.append("")
+    if changes:
+        out.append(f"change over the {len(changes)} rows measured: mean {sum(changes) / len(changes):+.2f}%,"
+                   f" lowest {min(changes):+.2f}%, highest {max(changes):+.2f}%, |change| >= 1% in"
+                   f" {sum(1 for c in changes if abs(c) >= 1)}")
+        out.append("")
+    if cboots:
+        out.append("Per NVMe command (requests completed: nvme_complete_rq calls), not per fio I/O, from the count")
+        out.append("boots, summed over their repeats; WRs/post: send WRs per ib_post_send call")
+        out.append("")
+        out.extend(render(head2, lines2))
+        out.append("")
+    else:
+        out.append("Per NVMe command: no count boots in this run (BENCH_COUNT_BOOTS=0)")
+        out.append("")
     nsp = [f for f in flagged if "SPREAD" in f[2]]
     out.append(f"rows with an icount IOPS spread >= {SPREAD_FLAG:g}% (either driver): {len(nsp)} of {len(plan)}")
     for w, port, fl, su, ss in nsp:
@@ -335,18 +382,19 @@ def table(plan, agg, boots_info, boots, title, runs, kinds):
                    f" series {ss + '%' if ss != '-' else '-'}")
     other = [f for f in flagged if f[2] != ["SPREAD"]]
     if other:
-        out.append("rows measured fewer (FEW) or more (EXTRA) times than there were rounds, or not at all (MISSING):")
+        out.append("rows measured fewer (FEW, CFEW) or more (EXTRA, CEXTRA) times than there were time (count) rounds, or not at all (MISSING):")
         for w, port, fl, _, _ in other:
             out.append(f"  {w} (port {port}): {','.join(x for x in fl if x != 'SPREAD')}")
     # The series' own WR counts against the formula upstream's are counted with.
     bad = []
     for r in runs:
-        if r["wrs_source"] == "debugfs" and r["wrs_formula"] > 0:
+        if r["mode"] == "count" and r["wrs_source"] == "debugfs" and r["wrs_formula"] > 0:
             dev = (r["wrs"] / r["wrs_formula"] - 1) * 100
             if abs(dev) > 2 and abs(r["wrs"] - r["wrs_formula"]) > 2:
                 bad.append(f"{r['workload']} port {r['port']} boot {r['boot']}: {dev:+.1f}%")
-    out.append("WR count cross-check (series: debugfs WRs against commands + REG_MRs + LOCAL_INVs, the way upstream's are counted): "
-               + ("agrees within 2% in every run" if not bad else "DIFFERS in " + "; ".join(bad)))
+    if cboots:
+        out.append("WR count cross-check (series: debugfs WRs against commands + REG_MRs + LOCAL_INVs, the way upstream's are counted): "
+                   + ("agrees within 2% in every run" if not bad else "DIFFERS in " + "; ".join(bad)))
     for b in boots_info:
         if not b["present"]:
             out.append(f"boot {b['driver']}-{b['boot']}: not run")
@@ -356,10 +404,25 @@ def table(plan, agg, boots_info, boots, title, runs, kinds):
 
 
 def main():
-    if len(sys.argv) < 4:
+    global DRIVERS
+    args = sys.argv[1:]
+    cboots = 0
+    while args and args[0].startswith("--"):
+        if len(args) < 2:
+            sys.exit(__doc__)
+        if args[0] == "--labels":
+            DRIVERS = args[1].split(",")
+            if len(DRIVERS) != 2 or not all(DRIVERS) or DRIVERS[0] == DRIVERS[1]:
+                sys.exit(f"bench-report: --labels '{args[1]}': two different labels")
+        elif args[0] == "--count-boots":
+            cboots = int(args[1])
+        else:
+            sys.exit(__doc__)
+        args = args[2:]
+    if len(args) < 3:
         sys.exit(__doc__)
-    logs, boots, plan_file = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    title = sys.argv[4] if len(sys.argv) > 4 else "make bench"
+    logs, boots, plan_file = args[0], int(args[1]), args[2]
+    title = args[3] if len(args) > 3 else "make bench"
     plan = load_plan(plan_file)
     if not plan:
         sys.exit("bench-report: the plan is empty")
@@ -367,7 +430,10 @@ def main():
     # rows, a 1-vCPU one (suffix -1cpu) for those.
     kinds = [k for k, want in (("", any(p["conn"] != "poll" for p in plan)),
                                ("-1cpu", any(p["conn"] == "poll" for p in plan))) if want]
-    runs, boots_info = load_runs(logs, boots, kinds)
+    runs, boots_info = load_runs(logs, boots, kinds, "time")
+    cruns, cinfo = load_runs(logs, cboots, kinds, "count")
+    runs += cruns
+    boots_info += cinfo
     unplanned = sorted({(r["workload"], r["port"]) for r in runs} - {(p["workload"], p["port"]) for p in plan})
     if unplanned:
         sys.exit(f"bench-report: measured rows that are not in the plan: {unplanned}")
@@ -381,9 +447,9 @@ def main():
             line[k] = "-" if v is None else v
         out_runs.append(line)
     write_tsv(os.path.join(logs, "bench-runs.tsv"), RUN_COLUMNS, out_runs)
-    agg = aggregate(plan, runs, boots)
+    agg = aggregate(plan, runs, boots, cboots)
     write_tsv(os.path.join(logs, "bench.tsv"), [c for c, _ in COLUMNS], agg)
-    txt = table(plan, agg, boots_info, boots, title, runs, kinds)
+    txt = table(plan, agg, boots_info, boots, cboots, title, runs, kinds)
     with open(os.path.join(logs, "bench.txt.tmp"), "w") as f:
         f.write(txt)
     os.replace(os.path.join(logs, "bench.txt.tmp"), os.path.join(logs, "bench.txt"))

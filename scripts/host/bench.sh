@@ -10,14 +10,25 @@
 # and two pinned jobs on one I/O queue, 128k sequential writes, and the
 # QD 32 rows again on the 16-deep target port), then a 1-vCPU guest runs
 # the polled-queue rows (bench_guest_plan says why: on two vCPUs they do
-# not repeat). Figures are per NVMe command, from kprobe counters.
+# not repeat).
+# Timing and counting never share a boot: the BENCH_BOOTS time rounds run
+# with no kprobe and no tracepoint enabled (the guest checks before every
+# row) and give the IOPS; then BENCH_COUNT_BOOTS count rounds run the same
+# rows with the kprobe and tracepoint counters on and give the figures per
+# NVMe command (and, beside them, the IOPS counting leaves, to show what
+# it costs each driver).
+# BENCH_AA=1 (make bench-aa): the series against itself, two labels (a, b)
+# booted exactly as upstream and series are: the changes it reports are
+# the method's own bias and noise.
 # Writes $LOGS/bench.tsv (per driver and row: means and the IOPS spread of
 # the repeats), $LOGS/bench-runs.tsv (every run), $LOGS/bench.txt (upstream
 # against series) and $LOGS/bench.png; each boot's logs in
-# $LOGS/bench-DRIVER-N/ and $LOGS/bench-DRIVER-N-1cpu/. Exits non-zero if a boot failed (the report is
-# still written, the failed boot's rows marked); a row whose IOPS spread
-# is 1% or more is flagged in the table, not dropped.
-# Env: BENCH_BOOTS (default 3) boots per driver = repeats per row;
+# $LOGS/bench-DRIVER-N/, $LOGS/bench-DRIVER-N-1cpu/ and, for the count
+# rounds, $LOGS/bench-DRIVER-count-N{,-1cpu}/. Exits non-zero if a boot
+# failed (the report is still written, the failed boot's rows marked); a
+# row whose IOPS spread is 1% or more is flagged in the table, not dropped.
+# Env: BENCH_BOOTS (default 3) time boots per driver = repeats per row;
+#      BENCH_COUNT_BOOTS (default 1; 0 with BENCH_AA=1) count boots;
 #      BENCH_IOS (default 16384) 4k I/Os per row, 128k rows a 16th;
 #      BENCH_ROWS (debugging) only rows whose name contains one of these
 #      comma-separated strings; BENCH_BOOT_TIMEOUT (default 2400) seconds.
@@ -26,7 +37,13 @@ set -euo pipefail
 
 boots=${BENCH_BOOTS:-3} ios=${BENCH_IOS:-16384} rows=${BENCH_ROWS:-}
 timeout_s=${BENCH_BOOT_TIMEOUT:-2400}
+aa=${BENCH_AA:-0}
+case "$aa" in 0) labels=(upstream series) cboots=${BENCH_COUNT_BOOTS:-1} ;;
+1) labels=(a b) cboots=${BENCH_COUNT_BOOTS:-0} ;;
+*) die "BENCH_AA '$aa' is neither 0 nor 1" ;;
+esac
 [[ $boots =~ ^[1-9][0-9]*$ ]] || die "BENCH_BOOTS '$boots' is not a positive number"
+[[ $cboots =~ ^[0-9]+$ ]] || die "BENCH_COUNT_BOOTS '$cboots' is not a number"
 [[ $ios =~ ^[1-9][0-9]*$ ]] || die "BENCH_IOS '$ios' is not a number"
 [ "$ios" -ge 64 ] || die "BENCH_IOS $ios: at least 64 (the 128k rows do a 16th)"
 [[ $rows =~ ^[A-Za-z0-9,._-]*$ ]] || die "BENCH_ROWS '$rows': comma-separated parts of row names, no spaces"
@@ -79,7 +96,8 @@ done
 "$guest" list "$rows" >"$LOGS/bench-plan.txt"
 nrows=$(wc -l <"$LOGS/bench-plan.txt")
 [ "$nrows" -gt 0 ] || die "BENCH_ROWS '$rows' matches no row ('$guest list' shows them)"
-rm -rf "$LOGS"/bench-upstream "$LOGS"/bench-series "$LOGS"/bench-upstream-[0-9]* "$LOGS"/bench-series-[0-9]* \
+rm -rf "$LOGS"/bench-upstream "$LOGS"/bench-series "$LOGS"/bench-{upstream,series,a,b}-[0-9]* \
+	"$LOGS"/bench-{upstream,series,a,b}-count-[0-9]* \
 	"$LOGS"/bench.tsv "$LOGS"/bench-runs.tsv "$LOGS"/bench.txt "$LOGS"/bench.png
 # The guests a round boots per driver: "2" (2 vCPUs) and "1cpu" (1 vCPU),
 # as far as the plan has rows for them; which rows run where is the
@@ -89,50 +107,64 @@ kinds=()
 [ -z "$("$guest" list-guest 1 "$rows")" ] || kinds+=(1cpu)
 [ ${#kinds[@]} -gt 0 ] || die "'$guest list-guest' gives no guest any of the $nrows planned rows"
 
-# run_boot DRIVER N KIND: boot N of DRIVER, a 2-vCPU guest (KIND 2, in
-# $LOGS/bench-DRIVER-N) or a 1-vCPU one (1cpu, in bench-DRIVER-N-1cpu);
-# its host wall seconds in that directory's name + .wall. The guest's
+# run_boot MODE LABEL N KIND: boot N of LABEL in MODE (time or count), a
+# 2-vCPU guest (KIND 2, in $LOGS/bench-LABEL-N, count rounds
+# bench-LABEL-count-N) or a 1-vCPU one (1cpu: that name + -1cpu); its host
+# wall seconds in that directory's name + .wall. LABEL upstream boots the
+# upstream module root, every other label the series'. The guest's
 # progress (row i/n) shows on the terminal every minute (boot.sh).
 run_boot() {
-	local d=$1 n=$2 name=bench-$1-$2 smp=2 root=$MODROOT t0=$SECONDS rc=0
-	[ "$d" = upstream ] && root=$UP_MODROOT
-	[ "$3" = 2 ] || name+=-1cpu smp=1
+	local mode=$1 d=$2 n=$3 name smp=2 root=$MODROOT drv=series t0=$SECONDS rc=0
+	name=bench-$d-$([ "$mode" = time ] || echo count-)$n
+	[ "$d" = upstream ] && root=$UP_MODROOT drv=upstream
+	[ "$4" = 2 ] || name+=-1cpu smp=1
 	SMP=$smp MODROOT=$root ICOUNT=1 "$TOP/scripts/host/boot.sh" "$name" "$timeout_s" \
-		"$guest" "$d" "$ios" ${rows:+"$rows"} || rc=$?
+		"$guest" "$mode" "$drv" "$ios" ${rows:+"$rows"} || rc=$?
 	echo $((SECONDS - t0)) >"$LOGS/$name.wall"
 	return $rc
 }
 
-log "bench: $nrows rows x $boots rounds, ${#kinds[@]} guest(s) per driver and round (2 vCPUs; polled rows: 1), $ios 4k I/Os per row${rows:+ (BENCH_ROWS=$rows: partial)}"
-failed=()
-for n in $(seq "$boots"); do
-	t0=$SECONDS
-	log "bench round $n/$boots: upstream and series side by side"
+# round MODE N TOTAL: one round, the two labels side by side per guest kind.
+round() {
+	local mode=$1 n=$2 total=$3 k sfx pa pb t0=$SECONDS a=${labels[0]} b=${labels[1]} dir
+	log "bench $mode round $n/$total: $a and $b side by side"
 	for k in "${kinds[@]}"; do
 		sfx=''
 		[ "$k" = 2 ] || sfx=-$k
-		run_boot upstream "$n" "$k" &
-		pu=$!
-		run_boot series "$n" "$k" &
-		ps=$!
-		wait $pu || failed+=("upstream-$n$sfx")
-		wait $ps || failed+=("series-$n$sfx")
-		log "bench round $n/$boots, $([ -n "$sfx" ] && echo 1-vCPU || echo 2-vCPU) guests done (guest s: upstream $(cat "$LOGS/bench-upstream-$n$sfx/guest-seconds" 2>/dev/null || echo -), series $(cat "$LOGS/bench-series-$n$sfx/guest-seconds" 2>/dev/null || echo -))"
+		dir=$([ "$mode" = time ] || echo count-)$n$sfx
+		run_boot "$mode" "$a" "$n" "$k" &
+		pa=$!
+		run_boot "$mode" "$b" "$n" "$k" &
+		pb=$!
+		wait $pa || failed+=("$a-$dir")
+		wait $pb || failed+=("$b-$dir")
+		log "bench $mode round $n/$total, $([ -n "$sfx" ] && echo 1-vCPU || echo 2-vCPU) guests done (guest s: $a $(cat "$LOGS/bench-$a-$dir/guest-seconds" 2>/dev/null || echo -), $b $(cat "$LOGS/bench-$b-$dir/guest-seconds" 2>/dev/null || echo -))"
 		[ ${#failed[@]} -eq 0 ] || break
 	done
-	log "bench round $n/$boots done in $(((SECONDS - t0) / 60))m$(((SECONDS - t0) % 60))s"
-	if [ "$n" = 1 ] && [ "$boots" -gt 1 ]; then
-		log "bench: at this pace all $boots rounds take about $(((SECONDS - t0) * boots / 60)) minutes"
+	log "bench $mode round $n/$total done in $(((SECONDS - t0) / 60))m$(((SECONDS - t0) % 60))s"
+	if [ "$n" = 1 ] && [ "$mode" = time ]; then
+		log "bench: at this pace all $((boots + cboots)) rounds take about $(((SECONDS - t0) * (boots + cboots) / 60)) minutes"
 	fi
-	if [ ${#failed[@]} -gt 0 ]; then
-		log "bench: boot ${failed[*]} failed: no further rounds"
-		break
-	fi
+}
+
+log "bench: $nrows rows x $boots time rounds + $cboots count rounds, ${#kinds[@]} guest(s) per label and round (2 vCPUs; polled rows: 1), $ios 4k I/Os per row, ${labels[0]} against ${labels[1]}${rows:+ (BENCH_ROWS=$rows: partial)}"
+failed=()
+for mode in time count; do
+	total=$boots
+	[ $mode = time ] || total=$cboots
+	for n in $(seq "$total"); do
+		round $mode "$n" "$total"
+		if [ ${#failed[@]} -gt 0 ]; then
+			log "bench: boot ${failed[*]} failed: no further rounds"
+			break 2
+		fi
+	done
 done
 
 pkg=$(source_pkg "$BASE")
-title="make bench $(date -u +%Y-%m-%d): $pkg $(dpkg-query -W -f='${Version}' "$pkg"), kernel $release, $boots rounds (polled rows on 1 vCPU), $ios 4k I/Os per row${rows:+, partial: BENCH_ROWS=$rows}"
-"$py" "$TOP/scripts/host/bench-report.py" "$LOGS" "$boots" "$LOGS/bench-plan.txt" "$title" >/dev/null ||
+title="make bench$([ "$aa" = 0 ] || echo "-aa (A/A: the series twice)") $(date -u +%Y-%m-%d): $pkg $(source_version "$BASE"), kernel $release, $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo '?'), $boots time rounds (nothing counting) + $cboots count rounds (polled rows on 1 vCPU), $ios 4k I/Os per row${rows:+, partial: BENCH_ROWS=$rows}"
+"$py" "$TOP/scripts/host/bench-report.py" --labels "${labels[0]},${labels[1]}" --count-boots "$cboots" \
+	"$LOGS" "$boots" "$LOGS/bench-plan.txt" "$title" >/dev/null ||
 	die "bench-report.py failed"
 cat "$LOGS/bench.txt"
 "$py" "$TOP/scripts/host/bench-plot.py" "$LOGS/bench.tsv" "$LOGS/bench.png" "$title" ||
@@ -143,5 +175,5 @@ echo "  comparison table  $LOGS/bench.txt"
 echo "  per driver x row  $LOGS/bench.tsv (header line; columns in README.md, section Bench)"
 echo "  every run         $LOGS/bench-runs.tsv"
 echo "  plot              $LOGS/bench.png"
-echo "  boots             $LOGS/bench-{upstream,series}-{1..$boots}{,-1cpu}/ (console.log, bench-raw.tsv, fio/, info)"
+echo "  boots             $LOGS/bench-{${labels[0]},${labels[1]}}-{1..$boots}{,-1cpu}/ (time), bench-*-count-N*/ (count): console.log, bench-raw.tsv, fio/, info"
 [ ${#failed[@]} -eq 0 ] || die "bench failed: ${failed[*]} (boot logs: $LOGS/bench-<driver>-<n>/)"

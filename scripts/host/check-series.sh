@@ -8,6 +8,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$OBJ/.config" ] || die "no configured kernel in $OBJ: run 'make build' first"
+[ -x "$(command -v "$SPARSE")" ] || die "no sparse at $SPARSE: run scripts/host/build-sparse.sh (make deps)"
 cd "$TREE"
 commits=$(git rev-list --reverse upstream..HEAD)
 [ -n "$commits" ] || { log "series is empty: nothing to check"; exit 0; }

@@ -15,9 +15,13 @@ set -uo pipefail
 # identity is a skip here (a CI machine's git config is nobody's), and
 # `make submit-check` refuses it.
 export SKIP_PLACEHOLDER=1
-stages=(check-shell check-identity check-trailers check-row-bounds check-bench-report check-stress-known check-drift check-series linux-6.1:check-series
-	linux-6.1:check-kunit-uml check-variant-configs check-dkms check-kunit
-	run-boot-test check-controls run-hw-selftest linux-6.1:run-distro-test check-stress)
+# The mainline series ($BASE, linux-7.3) is built and booted; the
+# backports (linux-6.12, linux-6.1) are checked per patch, by UML KUnit,
+# and as the DKMS package on Debian's own kernels, with no build of their own.
+stages=(check-shell check-identity check-trailers check-row-bounds check-bench-report check-stress-known check-drift
+	check-series linux-6.12:check-series linux-6.1:check-series
+	linux-6.12:check-kunit-uml linux-6.1:check-kunit-uml check-variant-configs check-dkms check-kunit
+	run-boot-test check-controls run-hw-selftest linux-6.12:run-distro-test linux-6.1:run-distro-test check-stress)
 passed=0 failed=0 skipped=0 k=0
 mkdir -p "$LOGS/check"
 tsv=$LOGS/check.tsv ktap=$LOGS/check.ktap

@@ -13,8 +13,9 @@ pkgs=(
 	qemu-system-x86 nvme-cli fio iproute2 uuid-runtime gawk util-linux
 	procps xfsprogs liburing-dev udev iputils-ping
 )
-for b in linux-6.12 linux-6.1; do
-	[ -d "$TOP/patches/$b" ] && pkgs+=("$(source_pkg "$b")")
+# Sources from the system's apt; linux-7.3 is fetched at the end.
+for b in linux-7.3 linux-6.12 linux-6.1; do
+	[ -d "$TOP/patches/$b" ] && [ -z "$(source_suite "$b")" ] && pkgs+=("$(source_pkg "$b")")
 done
 pkgs+=("$@")
 
@@ -23,8 +24,20 @@ for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+fetch_sources() {
+	local b
+	for b in linux-7.3 linux-6.12 linux-6.1; do
+		if [ -d "$TOP/patches/$b" ] && [ -n "$(source_suite "$b")" ]; then
+			"$TOP/scripts/host/fetch-source.sh" "$b"
+		fi
+	done
+}
 mkdir -p "$BUILD"
+if [ ${#missing[@]} -eq 0 ]; then
+	fetch_sources
+	"$TOP/scripts/host/build-sparse.sh"
+	exit 0
+fi
 
 command -v apt-get >/dev/null || die "packages missing and no apt-get: ${missing[*]}"
 [ "$(id -u)" -eq 0 ] || die "packages missing, need root for apt-get: ${missing[*]}"
@@ -33,3 +46,5 @@ apt-get update -qq >"$BUILD/apt.log" 2>&1 || die "apt-get update failed (see $BU
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	"${missing[@]}" >>"$BUILD/apt.log" 2>&1 ||
 	die "apt-get install failed for: ${missing[*]} (see $BUILD/apt.log)"
+fetch_sources
+"$TOP/scripts/host/build-sparse.sh"

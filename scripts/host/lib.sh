@@ -3,17 +3,49 @@
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
-BASE=${BASE:-linux-6.12}
+BASE=${BASE:-linux-7.3}
 START_TIME=${START_TIME:-$(date +%s)}
 export TOP BUILD BASE START_TIME
 
 # Debian source package for each base we carry a series for.
 source_pkg() {
 	case "$1" in
+	linux-7.3) echo linux-source-7.3 ;;
 	linux-6.12) echo linux-source-6.12 ;;
 	linux-6.1) echo linux-source-6.1 ;;
-	*) die "unknown base '$1' (want linux-6.12 or linux-6.1)" ;;
+	*) die "unknown base '$1' (want linux-7.3, linux-6.12 or linux-6.1)" ;;
 	esac
+}
+
+# The Debian suite a base's source comes from when the system's apt
+# (bookworm) does not carry it: fetch-source.sh downloads it with a private
+# sources list into $BUILD/src/PKG, so no trixie package reaches the system.
+source_suite() {
+	case "$1" in
+	linux-7.3) echo trixie-backports ;;
+	*) echo "" ;;
+	esac
+}
+
+# source_tarball BASE / source_version BASE: the linux-source tarball and
+# its Debian version, from the system's dpkg or from fetch-source.sh.
+source_tarball() {
+	local pkg
+	pkg=$(source_pkg "$1")
+	if [ -n "$(source_suite "$1")" ]; then
+		echo "$BUILD/src/$pkg/usr/src/$pkg.tar.xz"
+	else
+		echo "/usr/src/$pkg.tar.xz"
+	fi
+}
+source_version() {
+	local pkg
+	pkg=$(source_pkg "$1")
+	if [ -n "$(source_suite "$1")" ]; then
+		cat "$BUILD/src/$pkg/version" 2>/dev/null || echo missing
+	else
+		dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || echo missing
+	fi
 }
 
 # patch_header FILE NAME: the value of mail header NAME of a patch file,
@@ -37,7 +69,7 @@ tree_stamp() {
 	{
 		cat "$TOP/patches/$BASE/series"
 		series_patches | while read -r f; do cat "$TOP/patches/$BASE/$f"; done
-	} | sha256sum | cut -c1-16 | sed "s/^/$pkg $(dpkg-query -W -f='${Version}' "$pkg") /"
+	} | sha256sum | cut -c1-16 | sed "s/^/$pkg $(source_version "$BASE") /"
 }
 
 elapsed() {
@@ -84,10 +116,13 @@ KUNIT_UML=$BUILD/kunit-uml-${BASE#linux-}
 export VARIANT TREE OBJ MODROOT UP_MODROOT LOGS KUNIT_UML
 
 # Kernel make with the project's fixed settings: out-of-tree objects,
-# ccache, and no version suffix so the module directory stays stable.
+# ccache, no version suffix so the module directory stays stable, and
+# sid's sparse (build-sparse.sh; Debian 12's cannot parse 7.x headers) for
+# C=1/C=2 on every base.
+SPARSE=${SPARSE:-$BUILD/tools/bin/sparse}
 kmake() {
 	local cc=gcc
 	command -v ccache >/dev/null && cc="ccache gcc"
 	CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 \
-		make -s -C "$TREE" O="$OBJ" CC="$cc" LOCALVERSION= "$@"
+		make -s -C "$TREE" O="$OBJ" CC="$cc" CHECK="$SPARSE" LOCALVERSION= "$@"
 }

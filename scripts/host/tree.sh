@@ -6,9 +6,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 pkg=$(source_pkg "$BASE")
-tarball=/usr/src/$pkg.tar.xz
-[ -f "$tarball" ] || die "$tarball missing: install Debian package $pkg (make deps)"
-version=$(dpkg-query -W -f='${Version}' "$pkg")
+tarball=$(source_tarball "$BASE")
+[ -f "$tarball" ] || die "$tarball missing: fetch Debian package $pkg (make deps)"
+version=$(source_version "$BASE")
 series_dir=$TOP/patches/$BASE
 [ -f "$series_dir/series" ] || die "$series_dir/series missing"
 
