@@ -2,8 +2,9 @@
 # The bench (guest side, one boot of make bench): soft-RoCE fabric, nvmet on
 # a memory-backed null_blk, nvme connect, then one fio run per row of
 # bench_rows. A boot either times or counts, never both:
-#   time:  nothing counts while fio runs: no kprobe, no tracepoint enabled
-#          (checked before every row; a probe left on fails the boot).
+#   time:  nothing counts while fio runs: no kprobe, no tracepoint enabled,
+#          no tracer (no_probes, before every row; a probe left on fails
+#          the boot).
 #          The host takes IOPS from these boots only.
 #   count: the driver's call counters (kprobes, the series' tracepoints)
 #          read before and after each row; the host takes the per-command
@@ -13,8 +14,8 @@
 # workload they name, a write row writes and a read row reads. Every run
 # is checked for what would make its figures meaningless (a counter that
 # cannot count, a command count that does not match the responses, a
-# polled row that never polled, credits not back at idle), and the dmesg
-# scan runs at the end; any of these fails the boot.
+# polled row that never polled: count boots; credits not back at idle: both
+# kinds), and the dmesg scan runs at the end; any of these fails the boot.
 # Usage: bench.sh MODE DRIVER [IOS [ROWS]]   (guest side; init.sh runs it)
 #        bench.sh list [ROWS]          (print the rows, any host)
 #        bench.sh list-guest VCPUS [ROWS]  (the rows a guest with VCPUS runs)
@@ -138,15 +139,24 @@ echo "driver $KIND $(modinfo -n nvme_rdma)" >>"$OUT/info"
 #     its REG_MRs (chained unsignaled in front of the SEND).
 #   bench_poll: nvme_rdma_poll (blk-mq ->poll, called through a pointer).
 TRACING=/sys/kernel/tracing
-# no_probes: nothing counts: no kprobe defined, no trace event enabled,
-# tracing off. A time boot checks it before every row.
+# no_probes: nothing counts: no kprobe, uprobe or dynamic event defined,
+# no kprobe registered by anyone (debugfs' kprobes/list), no trace event
+# enabled and no tracer set in the top buffer or any instance, no function
+# traced. A time boot checks it before every row.
 no_probes() {
-	local k e
-	k=$(grep -c . $TRACING/kprobe_events || true)
-	e=$(grep -c . $TRACING/set_event || true)
-	if [ "$k" != 0 ] || [ "$e" != 0 ]; then
-		fail "time boot: something counts: $k kprobes ($(head -3 $TRACING/kprobe_events | tr '\n' ' ')), $e trace events enabled ($(head -3 $TRACING/set_event | tr '\n' ' '))"
-	fi
+	local what='' f n
+	for f in $TRACING/kprobe_events $TRACING/uprobe_events $TRACING/dynamic_events \
+		$TRACING/enabled_functions /sys/kernel/debug/kprobes/list \
+		"$TRACING"/set_event "$TRACING"/instances/*/set_event; do
+		[ -e "$f" ] || continue
+		n=$(grep -c . "$f" || true)
+		[ "$n" = 0 ] || what+=" ${f#"$TRACING"/}: $n ($(head -2 "$f" | tr '\n' ' '))"
+	done
+	for f in "$TRACING"/current_tracer "$TRACING"/instances/*/current_tracer; do
+		[ -e "$f" ] || continue
+		[ "$(cat "$f")" = nop ] || what+=" ${f#"$TRACING"/}: $(cat "$f")"
+	done
+	[ -z "$what" ] || fail "time boot: something counts:$what"
 }
 bench_probe() {
 	local name=$1 fn=$2 syms s n=0

@@ -56,11 +56,11 @@ def main():
             continue
         if r["repeats"] == "0":
             continue
-        qd, b = int(r["iodepth"]), int(r["batch"])
+        qd, bt = int(r["iodepth"]), int(r["batch"])
         kinds = []
-        if b == 1:
+        if bt == 1:
             kinds.append("unbatched")
-        if b == max(1, qd // 2):
+        if bt == max(1, qd // 2):
             kinds.append("batched")
         for k in kinds:
             sweep[(r["driver"], r["rw"], k, qd)] = r
@@ -68,6 +68,7 @@ def main():
         print("bench-plot: no measured 4k io_uring queue-depth row in " + tsv + ": the plot is empty", file=sys.stderr)
 
     fig, axes = plt.subplots(3, 2, figsize=(12, 12), sharex=True)
+    ax_changes = []  # every change line drawn, for the summary line
     for col, rw in enumerate(("randread", "randwrite")):
         ax_cqe, ax_iops, ax_chg = axes[0][col], axes[1][col], axes[2][col]
         for drv in labels:
@@ -100,6 +101,7 @@ def main():
                     chg.append(float("nan"))
                     lo.append(0)
                     hi.append(0)
+            ax_changes.append(chg)
             ax_chg.errorbar([q * (0.95 if kind == "unbatched" else 1.05) for q in QDS], chg, yerr=[lo, hi],
                             linestyle=ls, color="black", marker="o", capsize=3,
                             markerfacecolor="none" if kind == "unbatched" else "black",
@@ -121,6 +123,8 @@ def main():
             ax.set_xticklabels([str(q) for q in QDS])
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize=8)
+    npts = sum(1 for line in ax_changes for v in line if v == v)
+    print(f"bench-plot: {b} vs {a}: {npts} change points")
     fig.suptitle(title, fontsize=9)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(png + ".tmp.png", dpi=90)

@@ -376,10 +376,10 @@ def table(plan, agg, boots_info, boots, cboots, title, runs, kinds):
         out.append("Per NVMe command: no count boots in this run (BENCH_COUNT_BOOTS=0)")
         out.append("")
     nsp = [f for f in flagged if "SPREAD" in f[2]]
-    out.append(f"rows with an icount IOPS spread >= {SPREAD_FLAG:g}% (either driver): {len(nsp)} of {len(plan)}")
+    out.append(f"rows with an icount IOPS spread >= {SPREAD_FLAG:g}% (either label): {len(nsp)} of {len(plan)}")
     for w, port, fl, su, ss in nsp:
-        out.append(f"  {w} (port {port}): spread upstream {su + '%' if su != '-' else '-'},"
-                   f" series {ss + '%' if ss != '-' else '-'}")
+        out.append(f"  {w} (port {port}): spread {a} {su + '%' if su != '-' else '-'},"
+                   f" {b} {ss + '%' if ss != '-' else '-'}")
     other = [f for f in flagged if f[2] != ["SPREAD"]]
     if other:
         out.append("rows measured fewer (FEW, CFEW) or more (EXTRA, CEXTRA) times than there were time (count) rounds, or not at all (MISSING):")

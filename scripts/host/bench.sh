@@ -118,7 +118,9 @@ run_boot() {
 	name=bench-$d-$([ "$mode" = time ] || echo count-)$n
 	[ "$d" = upstream ] && root=$UP_MODROOT drv=upstream
 	[ "$4" = 2 ] || name+=-1cpu smp=1
-	SMP=$smp MODROOT=$root ICOUNT=1 "$TOP/scripts/host/boot.sh" "$name" "$timeout_s" \
+	# APPEND empty: nothing on the kernel command line (ftrace=,
+	# trace_event=, kprobe_event=) may count in a time boot.
+	APPEND='' SMP=$smp MODROOT=$root ICOUNT=1 "$TOP/scripts/host/boot.sh" "$name" "$timeout_s" \
 		"$guest" "$mode" "$drv" "$ios" ${rows:+"$rows"} || rc=$?
 	echo $((SECONDS - t0)) >"$LOGS/$name.wall"
 	return $rc

@@ -124,12 +124,18 @@ else
 fi
 # The plot draws both label sets (bench-plot.py reads the labels from
 # bench.tsv).
-for d in good aa; do
+# The fixture's only sweep row is 4k-randread-uring-qd1 (QD 1: unbatched
+# and batched), so each label pair draws two change points.
+for d in good:upstream aa:a; do
+	want="${d#*:}"
+	d=${d%%:*}
+	want="bench-plot: $([ "$want" = a ] && echo "b vs a" || echo "series vs upstream"): 2 change points"
 	if [ -s "$tmp/$d/bench.tsv" ] && /usr/bin/python3 "$TOP/scripts/host/bench-plot.py" "$tmp/$d/bench.tsv" \
-		"$tmp/$d/bench.png" check 2>"$tmp/$d/plot.err" && [ -s "$tmp/$d/bench.png" ]; then
-		result "plot ($d)" ok "bench.png drawn"
+		"$tmp/$d/bench.png" check >"$tmp/$d/plot.out" 2>"$tmp/$d/plot.err" && [ -s "$tmp/$d/bench.png" ] &&
+		grep -qxF "$want" "$tmp/$d/plot.out"; then
+		result "plot ($d)" ok "$want"
 	else
-		result "plot ($d)" WRONG "bench-plot.py failed: $(tail -1 "$tmp/$d/plot.err" 2>/dev/null)"
+		result "plot ($d)" WRONG "expected '$want', got '$(cat "$tmp/$d/plot.out" 2>/dev/null)' $(tail -1 "$tmp/$d/plot.err" 2>/dev/null)"
 	fi
 done
 fixture "$tmp/time-counted" time-counted
