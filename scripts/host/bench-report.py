@@ -18,8 +18,9 @@ costs. Writes
 Every planned row (PLAN: the guest's "bench.sh list" output) is in
 bench.tsv and bench.txt for both labels, measured or not: a row with no
 measurement says "missing", it is never dropped.
-Usage: bench-report.py [--labels A,B] [--count-boots N] LOGS BOOTS PLAN [TITLE]
-  (defaults: upstream,series and COUNT_BOOTS 0)
+Usage: bench-report.py [--labels A,B] [--count-boots N] [--out NAME] LOGS BOOTS PLAN [TITLE]
+  (defaults: upstream,series, COUNT_BOOTS 0, NAME bench: OUT/NAME.txt,
+  NAME.tsv, NAME-runs.tsv; make bench-aa writes bench-aa.*)
 """
 
 import csv
@@ -407,6 +408,7 @@ def main():
     global DRIVERS
     args = sys.argv[1:]
     cboots = 0
+    name = "bench"
     while args and args[0].startswith("--"):
         if len(args) < 2:
             sys.exit(__doc__)
@@ -416,6 +418,8 @@ def main():
                 sys.exit(f"bench-report: --labels '{args[1]}': two different labels")
         elif args[0] == "--count-boots":
             cboots = int(args[1])
+        elif args[0] == "--out":
+            name = args[1]
         else:
             sys.exit(__doc__)
         args = args[2:]
@@ -446,13 +450,13 @@ def main():
                 v = str(int(v)) if v.is_integer() else fmt(v, 3)
             line[k] = "-" if v is None else v
         out_runs.append(line)
-    write_tsv(os.path.join(logs, "bench-runs.tsv"), RUN_COLUMNS, out_runs)
+    write_tsv(os.path.join(logs, f"{name}-runs.tsv"), RUN_COLUMNS, out_runs)
     agg = aggregate(plan, runs, boots, cboots)
-    write_tsv(os.path.join(logs, "bench.tsv"), [c for c, _ in COLUMNS], agg)
+    write_tsv(os.path.join(logs, f"{name}.tsv"), [c for c, _ in COLUMNS], agg)
     txt = table(plan, agg, boots_info, boots, cboots, title, runs, kinds)
-    with open(os.path.join(logs, "bench.txt.tmp"), "w") as f:
+    with open(os.path.join(logs, f"{name}.txt.tmp"), "w") as f:
         f.write(txt)
-    os.replace(os.path.join(logs, "bench.txt.tmp"), os.path.join(logs, "bench.txt"))
+    os.replace(os.path.join(logs, f"{name}.txt.tmp"), os.path.join(logs, f"{name}.txt"))
     sys.stdout.write(txt)
 
 

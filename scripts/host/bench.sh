@@ -22,7 +22,8 @@
 # the method's own bias and noise.
 # Writes $LOGS/bench.tsv (per driver and row: means and the IOPS spread of
 # the repeats), $LOGS/bench-runs.tsv (every run), $LOGS/bench.txt (upstream
-# against series) and $LOGS/bench.png; each boot's logs in
+# against series) and $LOGS/bench.png (an A/A run: bench-aa.*, and it
+# leaves the upstream/series run's files alone); each boot's logs in
 # $LOGS/bench-DRIVER-N/, $LOGS/bench-DRIVER-N-1cpu/ and, for the count
 # rounds, $LOGS/bench-DRIVER-count-N{,-1cpu}/. Exits non-zero if a boot
 # failed (the report is still written, the failed boot's rows marked); a
@@ -38,8 +39,8 @@ set -euo pipefail
 boots=${BENCH_BOOTS:-3} ios=${BENCH_IOS:-16384} rows=${BENCH_ROWS:-}
 timeout_s=${BENCH_BOOT_TIMEOUT:-2400}
 aa=${BENCH_AA:-0}
-case "$aa" in 0) labels=(upstream series) cboots=${BENCH_COUNT_BOOTS:-1} ;;
-1) labels=(a b) cboots=${BENCH_COUNT_BOOTS:-0} ;;
+case "$aa" in 0) labels=(upstream series) cboots=${BENCH_COUNT_BOOTS:-1} out=bench ;;
+1) labels=(a b) cboots=${BENCH_COUNT_BOOTS:-0} out=bench-aa ;;
 *) die "BENCH_AA '$aa' is neither 0 nor 1" ;;
 esac
 [[ $boots =~ ^[1-9][0-9]*$ ]] || die "BENCH_BOOTS '$boots' is not a positive number"
@@ -93,12 +94,14 @@ for d in upstream series; do
 	done
 done
 
-"$guest" list "$rows" >"$LOGS/bench-plan.txt"
-nrows=$(wc -l <"$LOGS/bench-plan.txt")
+plan=$LOGS/$out-plan.txt
+"$guest" list "$rows" >"$plan"
+nrows=$(wc -l <"$plan")
 [ "$nrows" -gt 0 ] || die "BENCH_ROWS '$rows' matches no row ('$guest list' shows them)"
-rm -rf "$LOGS"/bench-upstream "$LOGS"/bench-series "$LOGS"/bench-{upstream,series,a,b}-[0-9]* \
-	"$LOGS"/bench-{upstream,series,a,b}-count-[0-9]* \
-	"$LOGS"/bench.tsv "$LOGS"/bench-runs.tsv "$LOGS"/bench.txt "$LOGS"/bench.png
+# Only this kind of run's boots and files: an A/A run keeps the last
+# upstream/series run, and the other way round.
+for l in "${labels[@]}"; do rm -rf "$LOGS/bench-$l-"[0-9]* "$LOGS/bench-$l-count-"[0-9]*; done
+rm -f "$LOGS/$out.tsv" "$LOGS/$out-runs.tsv" "$LOGS/$out.txt" "$LOGS/$out.png"
 # The guests a round boots per driver: "2" (2 vCPUs) and "1cpu" (1 vCPU),
 # as far as the plan has rows for them; which rows run where is the
 # guest's rule (bench.sh list-guest).
@@ -166,16 +169,16 @@ done
 pkg=$(source_pkg "$BASE")
 title="make bench$([ "$aa" = 0 ] || echo "-aa (A/A: the series twice)") $(date -u +%Y-%m-%d): $pkg $(source_version "$BASE"), kernel $release, $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo '?'), $boots time rounds (nothing counting) + $cboots count rounds (polled rows on 1 vCPU), $ios 4k I/Os per row${rows:+, partial: BENCH_ROWS=$rows}"
 "$py" "$TOP/scripts/host/bench-report.py" --labels "${labels[0]},${labels[1]}" --count-boots "$cboots" \
-	"$LOGS" "$boots" "$LOGS/bench-plan.txt" "$title" >/dev/null ||
+	--out "$out" "$LOGS" "$boots" "$plan" "$title" >/dev/null ||
 	die "bench-report.py failed"
-cat "$LOGS/bench.txt"
-"$py" "$TOP/scripts/host/bench-plot.py" "$LOGS/bench.tsv" "$LOGS/bench.png" "$title" ||
+cat "$LOGS/$out.txt"
+"$py" "$TOP/scripts/host/bench-plot.py" "$LOGS/$out.tsv" "$LOGS/$out.png" "$title" ||
 	failed+=("plot (bench-plot.py)")
 echo
 echo "make bench: files"
-echo "  comparison table  $LOGS/bench.txt"
-echo "  per driver x row  $LOGS/bench.tsv (header line; columns in README.md, section Bench)"
-echo "  every run         $LOGS/bench-runs.tsv"
-echo "  plot              $LOGS/bench.png"
+echo "  comparison table  $LOGS/$out.txt"
+echo "  per label x row   $LOGS/$out.tsv (header line; bench-report.py --columns says what each column is)"
+echo "  every run         $LOGS/$out-runs.tsv"
+echo "  plot              $LOGS/$out.png"
 echo "  boots             $LOGS/bench-{${labels[0]},${labels[1]}}-{1..$boots}{,-1cpu}/ (time), bench-*-count-N*/ (count): console.log, bench-raw.tsv, fio/, info"
 [ ${#failed[@]} -eq 0 ] || die "bench failed: ${failed[*]} (boot logs: $LOGS/bench-<driver>-<n>/)"

@@ -10,17 +10,10 @@ set -euo pipefail
 tools=$BUILD/tools
 [ -x "$tools/bin/sparse" ] && exit 0
 command -v dpkg-source >/dev/null || die "dpkg-source missing: install dpkg-dev (make deps)"
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-apt=$BUILD/apt-sid
-mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/etc/preferences.d" "$LOGS"
-echo "deb-src [signed-by=$keyring] http://deb.debian.org/debian sid main" >"$apt/etc/sources.list"
-opts=(-o Dir::Etc::SourceList="$apt/etc/sources.list" -o Dir::Etc::SourceParts=/dev/null
-	-o Dir::Etc::Preferences="$apt/etc/preferences" -o Dir::Etc::PreferencesParts="$apt/etc/preferences.d"
-	-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache"
-	-o APT::Sandbox::User=root)
-log "fetching sparse's source from Debian sid (private deb-src list in $apt)"
-apt-get "${opts[@]}" update -qq >"$apt/update.log" 2>&1 ||
-	die "apt-get update of sid's deb-src failed (see $apt/update.log)"
+mkdir -p "$LOGS"
+log "fetching sparse's source from Debian sid (private deb-src list in $BUILD/apt-sid)"
+private_apt deb-src sid
+apt=$APT_DIR opts=("${APT_OPTS[@]}")
 src=$apt/src
 rm -rf "$src"
 mkdir -p "$src"

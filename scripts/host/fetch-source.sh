@@ -14,19 +14,9 @@ suite=$(source_suite "$base")
 dest=$BUILD/src/$pkg
 [ -f "$dest/version" ] && [ -f "$(source_tarball "$base")" ] && exit 0
 
-command -v apt-get >/dev/null || die "no apt-get: cannot fetch $pkg from $suite"
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-[ -f "$keyring" ] || die "$keyring missing: install debian-archive-keyring"
-apt=$BUILD/apt-$suite
-mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/etc/preferences.d"
-echo "deb [signed-by=$keyring] http://deb.debian.org/debian $suite main" >"$apt/etc/sources.list"
-opts=(-o Dir::Etc::SourceList="$apt/etc/sources.list" -o Dir::Etc::SourceParts=/dev/null
-	-o Dir::Etc::Preferences="$apt/etc/preferences" -o Dir::Etc::PreferencesParts="$apt/etc/preferences.d"
-	-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache"
-	-o APT::Sandbox::User=root)
-log "fetching $pkg from Debian $suite (private apt lists in $apt)"
-apt-get "${opts[@]}" update -qq >"$apt/update.log" 2>&1 ||
-	die "apt-get update of $suite failed (see $apt/update.log)"
+log "fetching $pkg from Debian $suite (private apt lists in $BUILD/apt-$suite)"
+private_apt deb "$suite"
+apt=$APT_DIR opts=("${APT_OPTS[@]}")
 rm -f "$apt"/*.deb
 (cd "$apt" && apt-get "${opts[@]}" download "$pkg") >"$apt/download.log" 2>&1 ||
 	die "apt-get download $pkg from $suite failed (see $apt/download.log)"

@@ -72,6 +72,26 @@ tree_stamp() {
 	} | sha256sum | cut -c1-16 | sed "s/^/$pkg $(source_version "$BASE") /"
 }
 
+# private_apt TYPE SUITE: an apt of our own for Debian SUITE (TYPE deb or
+# deb-src) under $BUILD/apt-SUITE: its sources list, package lists and
+# cache, updated; sets APT_DIR and APT_OPTS (pass "${APT_OPTS[@]}" to
+# apt-get). The system's apt configuration and packages stay as they are.
+private_apt() {
+	local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+	command -v apt-get >/dev/null || die "no apt-get: cannot reach Debian $2"
+	[ -f "$keyring" ] || die "$keyring missing: install debian-archive-keyring"
+	APT_DIR=$BUILD/apt-$2
+	mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial" "$APT_DIR/etc/preferences.d"
+	echo "$1 [signed-by=$keyring] http://deb.debian.org/debian $2 main" >"$APT_DIR/etc/sources.list"
+	APT_OPTS=(-o Dir::Etc::SourceList="$APT_DIR/etc/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o Dir::Etc::Preferences="$APT_DIR/etc/preferences"
+		-o Dir::Etc::PreferencesParts="$APT_DIR/etc/preferences.d"
+		-o Dir::State::Lists="$APT_DIR/lists" -o Dir::Cache="$APT_DIR/cache"
+		-o APT::Sandbox::User=root)
+	apt-get "${APT_OPTS[@]}" update -qq >"$APT_DIR/update.log" 2>&1 ||
+		die "apt-get update of Debian $2 ($1) failed (see $APT_DIR/update.log)"
+}
+
 elapsed() {
 	local s=$(($(date +%s) - START_TIME))
 	printf '%02d:%02d' $((s / 60)) $((s % 60))
