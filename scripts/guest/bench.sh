@@ -278,8 +278,8 @@ run_row() {
 	fi
 	sq=$(cat "/sys/class/nvme/$CTRL/sqsize")
 	phase "row $i/$total $name (port $port, $conn, $MODE)"
-	before=$(mktemp) after=$(mktemp) sqb=$(mktemp) sqa=$(mktemp)
 	if [ "$MODE" = count ]; then
+		before=$(mktemp) after=$(mktemp) sqb=$(mktemp) sqa=$(mktemp)
 		sq_read "$CTRL" >"$sqb"
 		snap "$before"
 	else
@@ -303,7 +303,6 @@ print(ios, ms)' "$json")
 		fail "fio $name did no I/O ($ios I/Os in $ms ms)"
 	fi
 	if [ "$MODE" = time ]; then
-		rm -f "$before" "$after" "$sqb" "$sqa"
 		idle_or_fail "$name" "$port"
 		# The counts are the count boots': "-" here.
 		printf '%s\t' "$i" "$name" "$port" "$conn" "$MAP" "$sq" "$rw" "$bs" "$engine" "$qd" \

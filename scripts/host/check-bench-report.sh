@@ -138,22 +138,20 @@ for d in good:upstream aa:a; do
 		result "plot ($d)" WRONG "expected '$want', got '$(cat "$tmp/$d/plot.out" 2>/dev/null)' $(tail -1 "$tmp/$d/plot.err" 2>/dev/null)"
 	fi
 done
-fixture "$tmp/time-counted" time-counted
-if report "$tmp/time-counted"; then
-	result "a time boot that counted" WRONG "the report accepted it"
-elif grep -q "time run with a count in column" "$tmp/time-counted/err"; then
-	result "a time boot that counted" ok "$(tail -1 "$tmp/time-counted/err")"
-else
-	result "a time boot that counted" WRONG "failed without saying so: $(tail -1 "$tmp/time-counted/err")"
-fi
-fixture "$tmp/bad-number" bad-number
-if report "$tmp/bad-number"; then
-	result "a count that is '0 - -'" WRONG "the report accepted it"
-elif grep -q "column stalls is '0 - -', not a number" "$tmp/bad-number/err"; then
-	result "a count that is '0 - -'" ok "$(tail -1 "$tmp/bad-number/err")"
-else
-	result "a count that is '0 - -'" WRONG "failed without naming the column: $(tail -1 "$tmp/bad-number/err")"
-fi
+# must_reject NAME MUTATION ERROR: the report of that broken fixture must
+# fail, saying ERROR.
+must_reject() {
+	fixture "$tmp/$2" "$2"
+	if report "$tmp/$2"; then
+		result "$1" WRONG "the report accepted it"
+	elif grep -qF "$3" "$tmp/$2/err"; then
+		result "$1" ok "$(tail -1 "$tmp/$2/err")"
+	else
+		result "$1" WRONG "failed without saying '$3': $(tail -1 "$tmp/$2/err")"
+	fi
+}
+must_reject "a time boot that counted" time-counted "time run with a count in column"
+must_reject "a count that is '0 - -'" bad-number "column stalls is '0 - -', not a number"
 fixture "$tmp/poll-on-2" poll-on-2
 report "$tmp/poll-on-2" || true
 f=$(col "$tmp/poll-on-2" series 4k-randread-poll-qd32 flag 2>/dev/null || true)

@@ -32,19 +32,18 @@ fetch_sources() {
 		fi
 	done
 }
-mkdir -p "$BUILD"
-if [ ${#missing[@]} -eq 0 ]; then
-	fetch_sources
-	"$TOP/scripts/host/build-sparse.sh"
-	exit 0
-fi
+# install_missing: the Debian packages of $missing, with the system's apt.
+install_missing() {
+	command -v apt-get >/dev/null || die "packages missing and no apt-get: ${missing[*]}"
+	[ "$(id -u)" -eq 0 ] || die "packages missing, need root for apt-get: ${missing[*]}"
+	log "apt-get install ${missing[*]}"
+	apt-get update -qq >"$BUILD/apt.log" 2>&1 || die "apt-get update failed (see $BUILD/apt.log)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		"${missing[@]}" >>"$BUILD/apt.log" 2>&1 ||
+		die "apt-get install failed for: ${missing[*]} (see $BUILD/apt.log)"
+}
 
-command -v apt-get >/dev/null || die "packages missing and no apt-get: ${missing[*]}"
-[ "$(id -u)" -eq 0 ] || die "packages missing, need root for apt-get: ${missing[*]}"
-log "apt-get install ${missing[*]}"
-apt-get update -qq >"$BUILD/apt.log" 2>&1 || die "apt-get update failed (see $BUILD/apt.log)"
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-	"${missing[@]}" >>"$BUILD/apt.log" 2>&1 ||
-	die "apt-get install failed for: ${missing[*]} (see $BUILD/apt.log)"
+mkdir -p "$BUILD"
+[ ${#missing[@]} -eq 0 ] || install_missing
 fetch_sources
 "$TOP/scripts/host/build-sparse.sh"
