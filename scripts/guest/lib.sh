@@ -107,10 +107,11 @@ setup_fabric() {
 }
 
 # nvmet subsystem on a memory-backed null_blk, exported on one rdma port
-# per entry of "PORT:MAX_QUEUE_SIZE" (0 = target default).
+# per entry of "PORT:MAX_QUEUE_SIZE" (0 = target default). With
+# NAMESPACES=N (default 1, not with BACKING), namespace n is /dev/nullb(n-1).
 HOST_QS=()
 setup_target() {
-	local cfg=/sys/kernel/config/nvmet spec port qs
+	local cfg=/sys/kernel/config/nvmet spec port qs n
 	phase target "$@"
 	if [ -d "$cfg/subsystems/$NQN" ]; then
 		# Set up by an earlier run in this boot: only the host side
@@ -123,7 +124,7 @@ setup_target() {
 		return 0
 	fi
 	if [ -z "${BACKING:-}" ]; then
-		step 60 modprobe null_blk nr_devices=1 memory_backed=1 gb=1 queue_mode=2 ||
+		step 60 modprobe null_blk nr_devices="${NAMESPACES:-1}" memory_backed=1 gb=1 queue_mode=2 ||
 			fail "modprobe null_blk failed"
 	fi
 	step 60 modprobe nvmet_rdma || fail "modprobe nvmet_rdma failed"
@@ -132,6 +133,12 @@ setup_target() {
 	mkdir "$cfg/subsystems/$NQN/namespaces/1"
 	echo "${BACKING:-/dev/nullb0}" >"$cfg/subsystems/$NQN/namespaces/1/device_path"
 	echo 1 >"$cfg/subsystems/$NQN/namespaces/1/enable" || fail "nvmet namespace enable failed"
+	for n in $(seq 2 "${NAMESPACES:-1}"); do
+		[ -z "${BACKING:-}" ] || fail "NAMESPACES=$NAMESPACES with BACKING: one backing device only"
+		mkdir "$cfg/subsystems/$NQN/namespaces/$n"
+		echo "/dev/nullb$((n - 1))" >"$cfg/subsystems/$NQN/namespaces/$n/device_path"
+		echo 1 >"$cfg/subsystems/$NQN/namespaces/$n/enable" || fail "nvmet namespace $n enable failed"
+	done
 	for spec in "$@"; do
 		port=${spec%%:*} qs=${spec#*:}
 		mkdir "$cfg/ports/$port"

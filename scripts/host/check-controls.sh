@@ -13,6 +13,18 @@
 #              changed;
 #   poll       two pollers on one poll queue (scripts/guest/poll-queue.sh),
 #              strict rxe with the oracle: must pass;
+#   stall      two namespaces on one I/O queue of a 16-slot send ring
+#              (tests/negative-control/small-ring.diff on the series,
+#              scripts/guest/stall-hctx.sh), strict rxe with the oracle:
+#              dispatches of several hctxs stall all the time; must pass,
+#              no overflow;
+#   enomem     tests/negative-control/enomem.diff on the series: every
+#              50th post on an I/O queue is refused with -ENOMEM, whole or
+#              after its first SEND, the retransmit case's guest: the
+#              refused requests go back to blk-mq and complete verified,
+#              no retransmitted SEND changed, nothing recovers the queue
+#              (the dmesg scan fails on any recovery); must pass, with
+#              both kinds of refusal injected;
 #   2017-rule  the negative control tests/negative-control/2017-rule.diff,
 #              the strict case's guest: must FAIL with a send queue overflow;
 #   lifetime   tests/negative-control/lifetime.diff (a request completes on
@@ -33,7 +45,7 @@
 #              one per request).
 # A control that does not fail fails this check. Writes
 # $LOGS/controls.tsv (case, expect, result, detail).
-# Usage: check-controls.sh [CASE...]   (default: all eight)
+# Usage: check-controls.sh [CASE...]   (default: all ten)
 # Env: RETRANSMIT_SECONDS, the length of each read phase under drops
 #      (default 8; make stress runs 20).
 set -euo pipefail
@@ -45,7 +57,7 @@ set -euo pipefail
 STRICT="rdma_rxe.strict_sq=1 rdma_rxe.retry_oracle=1"
 ORACLE="rdma_rxe.retry_oracle=1 rdma_rxe.retry_timeout_ms=50"
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(strict retransmit poll rxe-unfixed 2017-rule lifetime lifetime-read bounds)
+[ ${#cases[@]} -gt 0 ] || cases=(strict retransmit poll stall enomem rxe-unfixed 2017-rule lifetime lifetime-read bounds)
 rsecs=${RETRANSMIT_SECONDS:-8}
 
 tsv=$LOGS/controls.tsv
@@ -128,6 +140,28 @@ for c in "${cases[@]}"; do
 		run poll "$MODROOT" poll-queue.sh "$STRICT"
 		must_pass poll
 		;;
+	stall)
+		MODROOT='' "$TOP/scripts/host/build-baseline.sh" small-ring \
+			"$TOP/tests/negative-control/small-ring.diff" series
+		run stall "$BUILD/modroot-$SUFFIX-small-ring" stall-hctx.sh "$STRICT"
+		must_pass stall
+		;;
+	enomem)
+		MODROOT='' "$TOP/scripts/host/build-baseline.sh" enomem \
+			"$TOP/tests/negative-control/enomem.diff" series
+		run enomem "$BUILD/modroot-$SUFFIX-enomem" retransmit.sh "$ORACLE" "$rsecs"
+		# how many posts were refused whole, and after their first SEND
+		whole=$(grep -c 'nvme_rdma: test: refused with -ENOMEM: .*(whole)' "$out/dmesg.txt" 2>/dev/null || true)
+		cut=$(grep -c 'nvme_rdma: test: refused with -ENOMEM: .*(after the first SEND)' "$out/dmesg.txt" 2>/dev/null || true)
+		if [ $rc -eq 0 ] && { ! [ "${whole:-0}" -gt 0 ] || ! [ "${cut:-0}" -gt 0 ]; }; then
+			row enomem pass FAILED "refused whole ${whole:-0}, after the first SEND ${cut:-0}: a kind of refusal was never injected"
+			bad=1
+		else
+			must_pass enomem retransmit
+			# the row must_pass wrote, if it passed: what was refused
+			sed -i '$ s/\tpassed\t.*/&; posts refused with -ENOMEM: '"${whole:-0}"' whole, '"${cut:-0}"' after their first SEND/' "$tsv"
+		fi
+		;;
 	rxe-unfixed)
 		root=$BUILD/modroot-$SUFFIX-rxe-unfixed
 		rm -rf "$root"
@@ -157,7 +191,7 @@ for c in "${cases[@]}"; do
 		run bounds "$BUILD/modroot-$SUFFIX-2017rule" nvme-rdma-io.sh "" check
 		must_fail bounds 'OUT OF BOUNDS: ' "per-row bounds"
 		;;
-	*) die "unknown control case '$c' (want strict, retransmit, poll, rxe-unfixed, 2017-rule, lifetime, lifetime-read or bounds)" ;;
+	*) die "unknown control case '$c' (want strict, retransmit, poll, stall, enomem, rxe-unfixed, 2017-rule, lifetime, lifetime-read or bounds)" ;;
 	esac
 done
 column -t -s $'\t' "$tsv"
