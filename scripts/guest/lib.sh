@@ -234,28 +234,10 @@ disconnect() {
 	step 120 nvme disconnect -d "$1" >/dev/null || fail "nvme disconnect $1 failed"
 }
 
-# What fails every run when dmesg shows it: a splat (WARN, BUG, Oops,
-# KASAN, UBSAN, refcount, list corruption, debugobjects), lockdep (its
-# checker is in the debug kernel only), a hung task (DETECT_HUNG_TASK, in
-# both kernels), a kmemleak report, a failed post of any nvme_rdma
-# function (the series: "nvme_rdma_post_pending failed with error code
-# -12", upstream: nvme_rdma_post_send, nvme_rdma_post_recv, and the LOCAL_INV of
-# nvme_rdma_inv_rkey, "Queueing INV WR for rkey ... failed"), and the test
-# rxe's verdicts (tests/rxe-strict): a retransmitted SEND whose payload
-# changed ("rdma_rxe: retry oracle: ..."), a post into a full send queue
-# ("rdma_rxe: strict_sq: ... send queue full") and a local operation
-# executed again after a retry ("rdma_rxe: test: ...", stock rxe without
-# fixes/rxe).
-# One line, single-quoted: host scripts (blktests.sh) read it from here.
-DMESG_BAD='WARNING:|BUG:|Oops|nvme_rdma_[a-z_]+ failed with error code|post_send failed|Queueing INV WR for rkey .* failed|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked for more than|UBSAN:|kmemleak: [0-9]+ new suspected|refcount_t:|list_(add|del) corruption|ODEBUG:|rdma_rxe: retry oracle:|rdma_rxe: strict_sq: .*send queue full|rdma_rxe: test: '
-# Error recovery and what leads to it, as 6.12's host driver logs it
-# (rdma.c: nvme_rdma_error_recovery, reconnect_or_remove,
-# reconnect_ctrl_work, nvme_rdma_timeout, nvme_rdma_wr_error (a failed
-# completion while live), the bad-response checks; core.c: keep-alive).
-# A run fails on it unless it injected a fault and says so with
-# ALLOW_RECOVERY=1 (resets, port removal, target fatal error, lossy links,
-# disconnects under I/O, blktests).
-DMESG_RECOVERY='nvme nvme[0-9]+: (starting error recovery|Reconnecting in [0-9]+ seconds|Failed reconnect attempt|I/O tag [0-9]+ .* timeout|[A-Z_]+ for CQE 0x[0-9a-f]+ failed with status|got bad command_id|Bogus remote invalidation|Unexpected nvme completion length|failed nvme_keep_alive_end_io|keep-alive failed|resetting controller)'
+# DMESG_BAD (what fails every run) and DMESG_RECOVERY (what fails a run
+# that injected no fault): the dmesg policy the host scripts read too.
+# shellcheck source=scripts/common/dmesg-policy.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common/dmesg-policy.sh"
 
 # dmesg_verdict FILE: the first lines that fail FILE (a dmesg), empty if
 # none: DMESG_BAD always, DMESG_RECOVERY unless ALLOW_RECOVERY=1.
@@ -482,7 +464,12 @@ counters_per_io() {
 		'BEGIN { printf "%.3f %.3f %.3f %.3f\n", s / ios, c / ios, p / ios, r / ios }'
 }
 
-# sq_read CTRL: the series' debugfs send ring state of CTRL (a header
+# The send rings' state is a test-only debugfs file: the guest kernel's
+# series build carries tests/instrument/BASE.diff, the product series has
+# no debugfs. EXPECT_INSTRUMENT=no says the series module loaded is the
+# product's (the DKMS package): its ring checks are skipped, and say so.
+#
+# sq_read CTRL: the instrument's send ring state of CTRL (a header
 # line, then per queue: qid depth interval head tail unretired), or
 # nothing without the file.
 sq_read() { cat "/sys/kernel/debug/nvme_rdma/$1/send_ring" 2>/dev/null || true; }
@@ -522,19 +509,28 @@ reap_polled() {
 		--hipri --rw=read --bs=4k --size=4k >/dev/null 2>&1
 }
 
-# The send rings of controller $1 from the series' debugfs file; prints
-# "idle" when every queue holds fewer than interval unretired WRs (an idle
-# queue waits for no completion: the WRs left are unsignaled ones of
-# completed requests, retired by the next signaled WR or the drain),
-# "skipped: ..." without the file with the upstream driver (it has none),
-# else what is wrong (the offending lines, or "missing: ..." when the
-# series is loaded and its file is not there): callers fail on anything
-# but idle and skipped.
+# The send rings of controller $1 from the instrument's debugfs file;
+# prints "idle" when every queue holds fewer than interval unretired WRs
+# (an idle queue waits for no completion: the WRs left are unsignaled ones
+# of completed requests, retired by the next signaled WR or the drain),
+# "skipped: ..." without the file with the upstream driver (it has none)
+# or with EXPECT_INSTRUMENT=no, else what is wrong (the offending lines,
+# "missing: ..." when the series is loaded and its file is not there,
+# "unexpected: ..." when EXPECT_INSTRUMENT=no and it is): callers fail on
+# anything but idle and skipped.
 credits_idle() {
 	local f=/sys/kernel/debug/nvme_rdma/$1/send_ring
+	if [ "${EXPECT_INSTRUMENT:-yes}" = no ]; then
+		if [ -e "$f" ]; then
+			echo "unexpected: EXPECT_INSTRUMENT=no and the test instrument's $f exists"
+		else
+			echo "skipped: the product module has no test instrument (tests/instrument)"
+		fi
+		return 0
+	fi
 	if [ ! -r "$f" ]; then
 		if [ "$(driver_kind)" = series ]; then
-			echo "missing: the series is loaded and $f does not exist"
+			echo "missing: the series is loaded and $f (tests/instrument) does not exist"
 		else
 			echo "skipped: upstream driver has no send ring"
 		fi

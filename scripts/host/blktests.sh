@@ -89,9 +89,10 @@ for v in upstream series; do
 		awk '{ n = $1; $1 = ""; printf "%s%s %d", sep, substr($0, 2), n; sep = ", " }')"
 done | tee -a "$report"
 # Splats in either guest's dmesg over the whole run: the guests' own
-# pattern (scripts/guest/lib.sh DMESG_BAD, one single-quoted line).
-splat=$(sed -n "s/^DMESG_BAD='\(.*\)'\$/\1/p" "$TOP/scripts/guest/lib.sh")
-[ -n "$splat" ] || die "no DMESG_BAD in scripts/guest/lib.sh"
+# pattern (DMESG_BAD, scripts/common/dmesg-policy.sh).
+# shellcheck source=scripts/common/dmesg-policy.sh
+. "$TOP/scripts/common/dmesg-policy.sh"
+splat=$DMESG_BAD
 for v in upstream series; do
 	printf 'dmesg %s: %s splat lines\n' "$v" "$(grep -cE "$splat" "$LOGS/$name-$v/dmesg.txt" || true)"
 done | tee -a "$report"

@@ -5,7 +5,8 @@
 # modular code, so the image and vermagic are the same for both. With a
 # DIFF, the upstream import plus that diff (a throwaway variant, e.g. the
 # negative control); with "series" after the DIFF, the series' tip plus
-# that diff (a control that breaks the series itself). Skipped when the
+# the test instrument (tests/instrument) plus that diff (a control that
+# breaks the series itself). Skipped when the
 # staged modules already match this tree, diff and kernel configuration.
 # Usage: build-baseline.sh [NAME DIFF [series]]   (default: upstream, no diff)
 set -euo pipefail
@@ -24,6 +25,8 @@ rev=upstream
 [ "$on" = upstream ] || rev=HEAD
 stamp="$(git -C "$TREE" rev-parse "$rev") $(grep -v NVME_RDMA_KUNIT "$OBJ/.config" | sha256sum | cut -c1-16)"
 [ -z "$diff" ] || stamp+=" $(sha256sum <"$diff" | cut -c1-16)"
+# A series variant carries the test instrument, as the guest kernel does.
+[ "$on" = upstream ] || stamp+=" instrument $(sha256sum <"$(instrument_diff)" | cut -c1-16)"
 # The test rxe it carries, with our rxe fixes (build-rxe-strict.sh).
 stamp+=" rxe $(cat "$TOP"/fixes/rxe/[0-9][0-9][0-9][0-9]-*.patch "$TOP/tests/rxe-strict/rxe-strict.patch" | sha256sum | cut -c1-16)"
 if [ "$(cat "$dest/stamp" 2>/dev/null)" = "$stamp" ]; then
@@ -36,6 +39,7 @@ cd "$TREE"
 tip=$(git rev-parse HEAD)
 trap 'git -C "$TREE" checkout -q -f "$tip"' EXIT
 [ "$on" = series ] || git checkout -q upstream
+[ "$on" = upstream ] || apply_instrument
 if [ -n "$diff" ]; then
 	git apply "$diff" || die "$diff does not apply to the $on of $BASE"
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The boot test's per-row bounds for the series (row_bounds in
-# scripts/guest/nvme-rdma-io.sh), fed on the host with the counts of a
+# scripts/common/row-bounds.sh, which the guest's nvme-rdma-io.sh
+# sources too), fed on the host with the counts of a
 # measured row (port 2, 4k in-capsule writes in batches of 16, verify
 # reads: 2026-12-06) and with the same row broken one way at a time.
 # The measured row must pass and every broken one must fail: a bound that
@@ -9,12 +10,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-fn=$(mktemp)
-trap 'rm -f "$fn"' EXIT
-sed -n '/^row_bounds() {/,/^}/p' "$TOP/scripts/guest/nvme-rdma-io.sh" >"$fn"
-grep -q '^row_bounds() {' "$fn" || die "no row_bounds() in scripts/guest/nvme-rdma-io.sh"
-# shellcheck disable=SC1090
-. "$fn"
+# shellcheck source=scripts/common/row-bounds.sh
+. "$TOP/scripts/common/row-bounds.sh"
+declare -F row_bounds >/dev/null || die "no row_bounds() in scripts/common/row-bounds.sh"
 
 # verdict R POSTS SEND RECV_POSTS TPWRS TPSIG SQ_DELTA: kind series,
 # batch 16, iodepth 32, 4k random, sqsize 15, in-capsule, 8192 writes and
@@ -50,5 +48,11 @@ check "trace buffer overrun" fail $R 7137 4075 2054 overrun overrun "$sqd"
 check "no tracepoint sums" fail $R 7137 4075 2054 - - "$sqd"
 check "an extra WR per request" fail $R 7137 4075 2054 $((W + 16000)) 4075 "$sqd_extra"
 check "no send ring state" fail $R 7137 4075 2054 $W 4075 ""
+# The product module (EXPECT_INSTRUMENT=no): the tracepoint's WRs stand in.
+EXPECT_INSTRUMENT=no QUEUE_COUNT=3 check "product module, no ring" ok $R 7137 4075 2054 $W 4075 ""
+EXPECT_INSTRUMENT=no QUEUE_COUNT=3 check "product, an extra WR each" fail $R 7137 4075 2054 $((W + 16000)) 4075 ""
+EXPECT_INSTRUMENT=no QUEUE_COUNT=3 check "product, no tracepoint sums" fail $R 7137 4075 2054 - - ""
+EXPECT_INSTRUMENT=no check "product, no queue count" fail $R 7137 4075 2054 $W 4075 ""
+EXPECT_INSTRUMENT=no QUEUE_COUNT=3 check "product, receives unbatched" fail $R 7137 4075 $R $W 4075 ""
 [ $bad = 0 ] || die "row_bounds: a broken row passed or the measured row failed"
 log "row_bounds: the measured row passes, every broken one fails"

@@ -9,6 +9,8 @@
 # case that must fail is watched failing.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=scripts/common/dmesg-policy.sh
+. "$TOP/scripts/common/dmesg-policy.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -54,7 +56,7 @@ lane() {
 	mkdir -p "$dir/scn"
 	if [ $# -gt 0 ]; then
 		splat_dmesg "$dir/scn/$scn.dmesg" "$@"
-		splats=$(grep -cE "$(sed -n "s/^DMESG_BAD='\(.*\)'\$/\1/p" "$TOP/scripts/guest/lib.sh")" "$dir/scn/$scn.dmesg")
+		splats=$(grep -cE "$DMESG_BAD" "$dir/scn/$scn.dmesg")
 		note="splat: [  236.043402] WARNING: possible circular locking dependency detected"
 	else
 		echo "[  230.000001] nothing" >"$dir/scn/$scn.dmesg"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prove the KUnit suite can fail: break the interval, the slot and the
-# retire arithmetic of rdma_send_ring.h one way at a time, run the suite on
+# retire arithmetic, the stall list and the refusal policy of
+# rdma_send_ring.h one way at a time, run the suite on
 # UML, and require that every mutant fails it. The header is restored from
 # git afterwards.
 set -euo pipefail
@@ -22,7 +23,8 @@ log "baseline: the suite must pass unmodified"
 run_suite baseline || die "KUnit suite fails without mutation (see $LOGS/kunit-mutant-baseline.log)"
 
 # Each mutant: a name and a sed expression on the header.
-names=(interval-is-depth interval-is-32 no-drain-slot retire-one-short seq-ignores-tail untake-no-signal)
+names=(interval-is-depth interval-is-32 no-drain-slot retire-one-short seq-ignores-tail untake-no-signal
+	stall-twice stall-pop-keeps cut-requeues any-error-requeues)
 exprs=(
 	's|u32 interval = depth / 2;|u32 interval = depth;|'
 	's|return max(interval, 1U);|return 32;|'
@@ -30,6 +32,10 @@ exprs=(
 	's|smp_store_release(&ring->tail, seq + 1);|smp_store_release(\&ring->tail, seq);|'
 	's|return ring->tail + ((slot - ring->tail) \& ring->mask);|return slot;|'
 	's|ring->since_signal = ring->interval - 1;|ring->since_signal = 0;|'
+	's|if (list_empty(entry))|if (entry)|'
+	's|list_del_init(entry);|INIT_LIST_HEAD(entry);|'
+	's/ || !req || reg_posted)/ || !req)/'
+	's/if (err != -ENOMEM || local_inv/if (local_inv/'
 )
 bad=0
 printf '%-20s %-10s %s\n' mutant result 'kunit.py summary'

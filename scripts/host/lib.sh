@@ -57,6 +57,22 @@ patch_header() {
 		/^$/ { exit }' "$1"
 }
 
+# The test-only instrument that the guest kernel's series builds carry on
+# top of the series (build-kernel.sh, build-baseline.sh ... series): the
+# send rings' state in debugfs, which the guest scripts read (sq_read,
+# credits_idle). The product series has no debugfs.
+instrument_diff() { echo "$TOP/tests/instrument/$BASE.diff"; }
+
+# apply_instrument: apply instrument_diff to $TREE's working tree, or die
+# naming the cause. The caller restores the tree (git checkout -f).
+apply_instrument() {
+	local d
+	d=$(instrument_diff)
+	[ -f "$d" ] || die "no test instrument for $BASE at $d"
+	git -C "$TREE" apply "$d" ||
+		die "the test instrument $d does not apply to the series of $BASE"
+}
+
 # The patch files of patches/$BASE in series order, one per line.
 series_patches() {
 	grep -vE '^(#|$)' "$TOP/patches/$BASE/series" || true

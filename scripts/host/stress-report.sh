@@ -14,10 +14,10 @@ S=$LOGS/stress
 report=$LOGS/stress-report.md
 tsv=$LOGS/stress-report.tsv
 [ -d "$S" ] || die "no stress results under $S (run 'make stress' first)"
-# The guests' dmesg patterns, from their one definition (guest lib.sh).
-guest_re() { sed -n "s/^$1='\(.*\)'\$/\1/p" "$TOP/scripts/guest/lib.sh"; }
-BAD_RE=$(guest_re DMESG_BAD) REC_RE=$(guest_re DMESG_RECOVERY)
-if [ -z "$BAD_RE" ] || [ -z "$REC_RE" ]; then die "no DMESG_BAD/DMESG_RECOVERY in scripts/guest/lib.sh"; fi
+# The guests' dmesg patterns, from the file guests and host both read.
+# shellcheck source=scripts/common/dmesg-policy.sh
+. "$TOP/scripts/common/dmesg-policy.sh"
+BAD_RE=$DMESG_BAD REC_RE=$DMESG_RECOVERY
 
 # kernel_of DIR: the kernel a guest booted, from what it left: the variant
 # file the lossy pair writes, else its console (KASAN is the debug kernel).
