@@ -597,14 +597,15 @@ run_one() {
 	printf '%s\t%s\n' "$VERIFIED" "$NOTE" >"$SCN/$NAME.result"
 }
 
-# Splats: any of these in a scenario's dmesg fails it (lib.sh DMESG_BAD:
-# splats, lockdep, hung tasks, post failures of any nvme_rdma function, the
+# Splats: any of these in a scenario's dmesg fails it (DMESG_BAD in
+# scripts/common/dmesg-policy.sh: splats, lockdep, hung tasks, post
+# failures of any nvme_rdma function, the
 # test rxe's overflow and retry-oracle lines; DMA-API debug and
 # debugobjects report through WARN), but for kmemleak's own report, which
 # connect-N reads for nvme/rdma objects; and so does error recovery
 # (DMESG_RECOVERY) in a scenario that injected no fault.
 SPLAT=${DMESG_BAD//'|kmemleak: [0-9]+ new suspected'/}
-[ "$SPLAT" != "$DMESG_BAD" ] || fail "stress.sh: lib.sh DMESG_BAD changed, the kmemleak exception no longer applies"
+[ "$SPLAT" != "$DMESG_BAD" ] || fail "stress.sh: DMESG_BAD (scripts/common/dmesg-policy.sh) changed, the kmemleak exception no longer applies"
 
 WHY='QP event|: (disconnected|device removal|rejected|connect error|unreachable|address change|timewait exit|established) \(|CM error event|disconnect received|failed with status|starting error recovery'
 

@@ -6,8 +6,8 @@
 # both is excused, with its reason from config/blktests-known.tsv (or
 # "unexplained", which also fails). blktests resets, disconnects and
 # removes ports: error recovery is expected there, but the series guest's
-# dmesg must show no splat, post failure or test-rxe verdict (guest lib.sh
-# DMESG_BAD).
+# dmesg must show no splat, post failure or test-rxe verdict (DMESG_BAD,
+# scripts/common/dmesg-policy.sh).
 # Usage: blktests.sh [TEST...]   (default: the whole nvme group)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
