@@ -53,12 +53,14 @@ label() { printf '%-5s' "${1#linux-}"; }
 # drift BACKPORT: one backport against the reference series.
 drift() {
 	local b=$1 dir=$patches/$1 expected=$config/$1-delta.diff
-	local ref_subjects old_subjects delta only s
+	local ref_subjects old_subjects delta only own s
 	[ -f "$dir/series" ] || die "$dir/series missing"
 	# A patch the backport does not need is declared in its delta file,
-	# with its reason, as "# 7.3 only: SUBJECT"; its lines then show in
-	# the delta.
+	# with its reason, as "# 7.3 only: SUBJECT"; a patch only the backport
+	# needs (a fix its base lacks) as "# 6.1 only: SUBJECT" (its version).
+	# Their lines then show in the delta.
 	only=$(sed -n 's/^# 7\.3 only: //p' "$expected" 2>/dev/null || true)
+	own=$(sed -n "s/^# ${b#linux-} only: //p" "$expected" 2>/dev/null || true)
 	ref_subjects=$(subjects "$refdir")
 	old_subjects=$(subjects "$dir")
 	while IFS= read -r s; do
@@ -66,8 +68,14 @@ drift() {
 		grep -qxF -- "$s" <<<"$ref_subjects" || die "$expected declares '$s' 7.3-only, but patches/$ref has no such patch"
 		! grep -qxF -- "$s" <<<"$old_subjects" || die "$expected declares '$s' 7.3-only, but patches/$b has it too"
 	done <<<"$only"
-	if ! diff <(grep -vxF -f <(printf '%s\n' ${only:+"$only"}; echo '# no such subject') <<<"$ref_subjects") - <<<"$old_subjects" >&2; then
-		die "the $b and $ref series have different patches (subjects above; a 7.3-only patch is declared in $expected)"
+	while IFS= read -r s; do
+		[ -n "$s" ] || continue
+		grep -qxF -- "$s" <<<"$old_subjects" || die "$expected declares '$s' ${b#linux-}-only, but patches/$b has no such patch"
+		! grep -qxF -- "$s" <<<"$ref_subjects" || die "$expected declares '$s' ${b#linux-}-only, but patches/$ref has it too"
+	done <<<"$own"
+	if ! diff <(grep -vxF -f <(printf '%s\n' ${only:+"$only"}; echo '# no such subject') <<<"$ref_subjects") \
+		<(grep -vxF -f <(printf '%s\n' ${own:+"$own"}; echo '# no such subject') <<<"$old_subjects") >&2; then
+		die "the $b and $ref series have different patches (subjects above; a patch of one series only is declared in $expected)"
 	fi
 	changes "$refdir" >"$tmp/ref" || die "cannot read the $ref series"
 	changes "$dir" >"$tmp/old" || die "cannot read the $b series"
@@ -86,7 +94,7 @@ drift() {
 	if ! diff -u <(grep -v '^#' "$expected") <(printf '%s\n' "$delta") >&2; then
 		die "$b and $ref series drifted apart (diff above): port the change, or review and UPDATE=1 $0 $b"
 	fi
-	log "$b backport matches $ref: $(grep -c . <<<"$old_subjects") patches ($(grep -c . <<<"$only" || true) more 7.3-only), $(grep -vc '^#' "$expected") expected delta lines"
+	log "$b backport matches $ref: $(grep -c . <<<"$old_subjects") patches, $(grep -c . <<<"$own" || true) of them ${b#linux-}-only ($(grep -c . <<<"$only" || true) 7.3-only not ported), $(grep -vc '^#' "$expected") expected delta lines"
 }
 
 tmp=$(mktemp -d)
