@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Prove the KUnit suite can fail: break the interval, the slot and the
-# retire arithmetic, the stall list and the refusal policy of
-# rdma_send_ring.h one way at a time, run the suite on
-# UML, and require that every mutant fails it. The header is restored from
-# git afterwards.
+# retire arithmetic, the chain end, the AER deferral, the stall list and
+# the refusal policy of rdma_send_ring.h one way at a time, run the suite
+# on UML, and require that every mutant fails it. The header is restored
+# from git afterwards.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,7 +24,8 @@ run_suite baseline || die "KUnit suite fails without mutation (see $LOGS/kunit-m
 
 # Each mutant: a name and a sed expression on the header.
 names=(interval-is-depth interval-is-32 no-drain-slot retire-one-short seq-ignores-tail untake-no-signal
-	stall-twice stall-pop-keeps cut-requeues any-error-requeues)
+	stall-twice stall-pop-keeps cut-requeues any-error-requeues chain-end-never waited-on-ignored
+	aer-never-marked aer-before-inv aer-while-stopping)
 exprs=(
 	's|u32 interval = depth / 2;|u32 interval = depth;|'
 	's|return max(interval, 1U);|return 32;|'
@@ -36,6 +37,11 @@ exprs=(
 	's|list_del_init(entry);|INIT_LIST_HEAD(entry);|'
 	's/ || !req || reg_posted)/ || !req)/'
 	's/if (err != -ENOMEM || local_inv/if (local_inv/'
+	's|if (!ring->need_signal)|if (true)|'
+	's|} else if (waited_on) {|} else if (false) {|'
+	's|WRITE_ONCE(\*deferred, true);|;|'
+	's/if (!\*deferred || inv_waiting || stopped)/if (!*deferred || stopped)/'
+	's/if (!\*deferred || inv_waiting || stopped)/if (!*deferred || inv_waiting)/'
 )
 bad=0
 printf '%-20s %-10s %s\n' mutant result 'kunit.py summary'
