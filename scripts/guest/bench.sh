@@ -33,35 +33,23 @@
 # the host's clock), $OUT/fio/*.json, $OUT/info, $OUT/guest-seconds.
 set -euo pipefail
 
-# bench_rows: one line per row, "name conn rw bs engine iodepth batch jobs".
+# bench_rows: one line per row, "name conn rw bs engine iodepth batch jobs",
+# from config/bench-rows.tsv (the one table of rows, which the host's
+# bench.sh lists through "bench.sh list"; its header names the columns).
 # conn: d = port 1 (target default queue size), 2 I/O queues (one per vCPU);
 # q1 = port 1 with one I/O queue (--nr-io-queues 1: both vCPUs share it);
 # poll = port 1 plus one poll queue (--nr-poll-queues 1, fio --hipri);
 # p2 = port 2 (param_max_queue_size 16). iodepth and batch are per job;
 # batch is fio's iodepth_batch_submit and iodepth_batch_complete_min.
+BENCH_ROWS_TSV=$(dirname "${BASH_SOURCE[0]}")/../../config/bench-rows.tsv
 bench_rows() {
-	local rw qd
-	for rw in randread randwrite; do
-		echo "4k-$rw-uring-qd1 d $rw 4k io_uring 1 1 1"
-		for qd in 8 32 128; do
-			echo "4k-$rw-uring-qd$qd-b1 d $rw 4k io_uring $qd 1 1"
-			echo "4k-$rw-uring-qd$qd-b$((qd / 2)) d $rw 4k io_uring $qd $((qd / 2)) 1"
-		done
-		echo "4k-$rw-libaio-qd32 d $rw 4k libaio 32 1 1"
-	done
-	echo "128k-write-uring-qd32-b16 d write 128k io_uring 32 16 1"
-	for rw in randread randwrite; do
-		echo "4k-$rw-1q-1job-qd32 q1 $rw 4k io_uring 32 1 1"
-		echo "4k-$rw-1q-2jobs-qd16 q1 $rw 4k io_uring 16 1 2"
-	done
-	for rw in randread randwrite; do
-		echo "4k-$rw-poll-qd32 poll $rw 4k io_uring 32 1 1"
-	done
-	for rw in randread randwrite; do
-		echo "4k-$rw-uring-qd32-b1 p2 $rw 4k io_uring 32 1 1"
-		echo "4k-$rw-uring-qd32-b16 p2 $rw 4k io_uring 32 16 1"
-		echo "4k-$rw-libaio-qd32 p2 $rw 4k libaio 32 1 1"
-	done
+	local want='name	conn	rw	bs	engine	iodepth	batch	jobs'
+	[ "$(head -1 "$BENCH_ROWS_TSV" 2>/dev/null)" = "$want" ] || {
+		echo "bench.sh: $BENCH_ROWS_TSV missing, or its header is not: $want" >&2
+		return 1
+	}
+	awk -F'\t' 'NR > 1 && NF { if (NF != 8) { print "bench.sh: " FILENAME ":" NR ": " NF " columns, not 8" > "/dev/stderr"; exit 1 }
+		$1 = $1; print }' "$BENCH_ROWS_TSV"
 }
 # bench_plan [ROWS]: bench_rows, only those whose name contains one of
 # the comma-separated strings ROWS (all without ROWS).
@@ -88,6 +76,8 @@ if [ "${1:-}" = list-guest ]; then
 fi
 
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=scripts/common/row-bounds.sh
+. "$(dirname "$0")/../common/row-bounds.sh"
 MODE=${1:?usage: bench.sh time|count series|upstream [IOS [ROWS]]}
 want=${2:?usage: bench.sh time|count series|upstream [IOS [ROWS]]}
 IOS=${3:-16384}
@@ -250,7 +240,7 @@ idle_or_fail() {
 # run_row I N NAME CONN RW BS ENGINE QD BATCH JOBS
 run_row() {
 	local i=$1 total=$2 name=$3 conn=$4 rw=$5 bs=$6 engine=$7 qd=$8 batch=$9 jobs=${10}
-	local port=1 json=$OUT/fio/$i-$3.json poll=0 n before after sqb sqa sq ios ms
+	local port=1 json=$OUT/fio/$i-$3.json poll=0 n before after sqb sqa sq ios ms out
 	local rq posts send recv inv prc regmr polls stalls wrs credits cmds rposts nq
 	local args=(--name="$name" --filename="/dev/$DEV" --direct=1 --eta=never
 		--output-format=json --output="$json" --rw="$rw" --bs="$bs"
@@ -292,13 +282,8 @@ run_row() {
 		snap "$after"
 		sq_read "$CTRL" >"$sqa"
 	fi
-	read -r ios ms < <(python3 -c '
-import json, sys
-ios = ms = 0
-for j in json.load(open(sys.argv[1]))["jobs"]:
-    ios += j["read"]["total_ios"] + j["write"]["total_ios"]
-    ms = max(ms, j["read"]["runtime"], j["write"]["runtime"], j["job_runtime"])
-print(ios, ms)' "$json")
+	out=$("$FIO_JSON" "$json" ios ms) || fail "fio $name on port $port: $out"
+	read -r ios ms <<<"$out"
 	if [ "$ios" -le 0 ] || [ "$ms" -le 0 ]; then
 		fail "fio $name did no I/O ($ios I/Os in $ms ms)"
 	fi
@@ -326,8 +311,8 @@ print(ios, ms)' "$json")
 		fail "$name: a counter read zero: commands $cmds send posts $posts send CQEs $send recv CQEs $recv recv posts $prc"
 	fi
 	if [ "$KIND" = series ]; then
-		# Chains of 8, plus at most a partial chain per queue.
-		awk -v p="$prc" -v c="$recv" -v n="$nq" 'BEGIN { exit !(p * 8 >= c - 8 * n - 2 && p * 8 <= c + 8 * n + 2) }' ||
+		# Chains of 8, the bound of the boot test (scripts/common/row-bounds.sh).
+		awk -v p="$prc" -v c="$recv" -v n="$nq" "$RECV_CHAIN_AWK"' BEGIN { exit !recv_chains_fit(p, c, n) }' ||
 			fail "$name: $prc receive chains posted for $recv recv CQEs: not one chain of 8 per 8 responses"
 	else
 		within "$prc" "$recv" ||

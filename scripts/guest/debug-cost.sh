@@ -49,18 +49,14 @@ put "connect+disconnect s (2nd)" "$(gsec cycle)"
 ctrl=$(connect 1)
 # IOPS of one verified fio job: writes, then the verify reads.
 fio_iops() {
-	local name=$1 json=$OUT/fio-$1.json
+	local name=$1 json=$OUT/fio-$1.json out
 	shift
 	phase "fio $name" >&2
 	step 1800 fio --eta=never --name="$name" --filename="/dev/${ctrl}n1" --direct=1 \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 --output-format=json \
 		--output="$json" "$@" || fail "fio $name failed"
-	python3 -c '
-import json, sys
-j = json.load(open(sys.argv[1]))["jobs"][0]
-ios = j["read"]["total_ios"] + j["write"]["total_ios"]
-ms = max(j["read"]["runtime"], j["write"]["runtime"], j["job_runtime"])
-print(int(ios * 1000 / ms) if ms else 0)' "$json"
+	out=$("$FIO_JSON" "$json" iops) || fail "fio $name: $out"
+	echo "$out"
 }
 put "4k randwrite qd16 IOPS" "$(fio_iops 4k --ioengine=libaio --rw=randwrite --bs=4k --size=4M --iodepth=16)"
 put "128k write qd8 IOPS" "$(fio_iops 128k --ioengine=libaio --rw=write --bs=128k --size=16M --iodepth=8)"

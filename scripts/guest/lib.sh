@@ -239,6 +239,10 @@ disconnect() {
 # shellcheck source=scripts/common/dmesg-policy.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../common/dmesg-policy.sh"
 
+# The one fio JSON reader (scripts/common/fio-json.py: fields, per job).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+FIO_JSON=$(dirname "${BASH_SOURCE[0]}")/../common/fio-json.py
+
 # dmesg_verdict FILE: the first lines that fail FILE (a dmesg), empty if
 # none: DMESG_BAD always, DMESG_RECOVERY unless ALLOW_RECOVERY=1.
 dmesg_verdict() {

@@ -50,7 +50,7 @@ BOUND_FAILS=()
 
 # fio JOBNAME DEV ARGS...: one verified fio run, one results line.
 fio_run() {
-	local name=$1 dev=$2 ctrl=$3 port=$4 json=$OUT/fio-$1-p$4.json before after ios iops
+	local name=$1 dev=$2 ctrl=$3 port=$4 json=$OUT/fio-$1-p$4.json before after ios iops out
 	local a b=1 qd=1 bs='' rnd=0 wr=0 incap=0 sq sqb sqa rq posts send_c recv_c inv stalls bounds verdict rios wios
 	local rposts tpwrs tpsig
 	shift 4
@@ -77,12 +77,8 @@ fio_run() {
 		--output="$json" "$@" || fail "fio $name on port $port failed (verify or I/O error)"
 	counters_read >"$after"
 	sq_read "$ctrl" >"$sqa"
-	read -r ios iops rios wios < <(python3 -c '
-import json, sys
-j = json.load(open(sys.argv[1]))["jobs"][0]
-ios = j["read"]["total_ios"] + j["write"]["total_ios"]
-ms = max(j["read"]["runtime"], j["write"]["runtime"], j["job_runtime"])
-print(ios, int(ios * 1000 / ms) if ms else 0, j["read"]["total_ios"], j["write"]["total_ios"])' "$json")
+	out=$("$FIO_JSON" "$json" ios iops rios wios) || fail "fio $name on port $port: $out"
+	read -r ios iops rios wios <<<"$out"
 	[ "$ios" -gt 0 ] || fail "fio $name did no I/O"
 	read -r send recv posts qrq < <(counters_per_io "$before" "$after" "$ios")
 	read -r rq posts_c send_c recv_c inv rposts _ stalls tpwrs tpsig < <(counters_delta "$before" "$after")

@@ -61,14 +61,11 @@ for port in 1 2; do
 	series:idle | upstream:skipped:*) ;;
 	*) fail "poll-queue port $port: $kind driver, credits at idle: $credits" ;;
 	esac
-	python3 -c '
-import json, sys
-for j in json.load(open(sys.argv[1]))["jobs"]:
-    ios = j["read"]["total_ios"] + j["write"]["total_ios"]
-    print(j["jobname"], ios)' "$json" | while read -r job ios; do
+	out=$("$FIO_JSON" --per-job "$json" job ios) || fail "poll-queue port $port: $out"
+	while read -r job ios; do
 		[ "$ios" -gt 0 ] || fail "poll-queue port $port: job $job did no I/O"
 		printf '%s\t%s\t%s\t%s\tok\t%s\n' "$port" "$sq" "$job" "$ios" "$credits" >>"$OUT/poll.tsv"
-	done
+	done <<<"$out"
 	disconnect "$ctrl"
 done
 finish_run

@@ -38,23 +38,10 @@ setup_host
 echo "driver $(driver_kind) $(modinfo -n nvme_rdma)" >"$OUT/info"
 printf 'kind\tregister_always\tport\tsqsize\tmode\tpasses\tios\tretries\tcompared\tmismatches\n' >"$OUT/retransmit.tsv"
 
-# fio_ios JSON DIR: the I/Os of the first job's direction DIR; on an
-# error of fio's, or no JSON, prints why and fails. (A killed fio writes
-# "fio: terminating on signal ..." before its JSON.)
+# fio_ios JSON KIND: the I/Os of the run's direction KIND (read or
+# write); on an error of fio's, or no JSON, prints why and fails.
 fio_ios() {
-	python3 - "$1" "$2" <<-'EOF'
-		import json, sys
-		try:
-		    text = open(sys.argv[1]).read()
-		    job = json.loads(text[text.index("{"):])["jobs"][0]
-		except (OSError, ValueError, KeyError, IndexError) as e:
-		    print("no fio result in %s (%s)" % (sys.argv[1], e))
-		    sys.exit(1)
-		if job["error"]:
-		    print("fio error %d" % job["error"])
-		    sys.exit(1)
-		print(job[sys.argv[2]]["total_ios"])
-	EOF
+	"$FIO_JSON" "$1" "${2:0:1}ios"
 }
 
 # nvme_rdma with register_always=$1 (Y or N), no controller connected.

@@ -24,20 +24,19 @@
 # that injects no fault fails on any); per scenario $OUT/scn/NAME.{log,dmesg}.
 set -euo pipefail
 
+# The target's ports, one per param_max_queue_size (port 1 = 16 ...
+# port 6 = 256): the sizes an mx-tT scenario can name.
 TARGET_SIZES="16 17 32 64 128 256"
-HOST_SIZES="16 32 128 256"
-list_matrix() {
-	local t h
-	for t in $TARGET_SIZES; do
-		for h in $HOST_SIZES; do echo "mx-t$t-h$h"; done
-	done
-}
+# The scenarios come from config/stress-plan.tsv (scripts/common/stress-plan.sh).
+# shellcheck source=scripts/common/stress-plan.sh
+. "$(dirname "$0")/../common/stress-plan.sh"
+list_matrix() { stress_lane matrix; }
+# list_all: every scenario of make stress's lanes, once each, in order.
 list_all() {
-	echo reset-20 port-readd-3 fatal-3 disconnect-io
-	list_matrix
-	echo rmmod-50 connect-200 delete-ka-60
+	local l
+	for l in $STRESS_LANES; do stress_lane "$l" || return 1; done | awk '!seen[$0]++'
 }
-# The host's stress.sh asks for the names (no guest needed).
+# The names, from config/stress-plan.tsv (no guest needed).
 case "${1:-}" in list-matrix | list-all) "${1/-/_}"; exit 0 ;; esac
 
 . "$(dirname "$0")/lib.sh"

@@ -9,11 +9,16 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# The scenarios: lane "quick" of config/stress-plan.tsv.
+# shellcheck source=scripts/common/stress-plan.sh
+. "$TOP/scripts/common/stress-plan.sh"
+[ "$(stress_lane_kernel quick)" = normal ] || die "config/stress-plan.tsv: lane quick must run on the normal kernel"
+mapfile -t quick < <(stress_lane quick)
+[ ${#quick[@]} -gt 0 ] || die "config/stress-plan.tsv: lane quick has no scenario"
 rc=0
 export APPEND="rdma_rxe.strict_sq=1 rdma_rxe.retry_oracle=1"
 "$TOP/scripts/host/boot.sh" stress-quick "${BOOT_TIMEOUT:-2400}" "$TOP/scripts/guest/stress.sh" \
-	mx-t16-h256 mx-t17-h32 mx-t256-h128 reset-6 port-readd-1 fatal-1 \
-	rmmod-4 connect-20 || rc=1
+	"${quick[@]}" || rc=1
 "$TOP/scripts/host/lossy.sh" lossy-quick "$MODROOT" loss_1%_delay_1ms || rc=1
 {
 	cat "$LOGS/stress-quick/stress.tsv" 2>/dev/null

@@ -18,7 +18,7 @@ export SKIP_PLACEHOLDER=1
 # The mainline series ($BASE, linux-7.3) is built and booted; the
 # backports (linux-6.12, linux-6.1) are checked per patch, by UML KUnit,
 # and as the DKMS package on Debian's own kernels, with no build of their own.
-stages=(check-shell check-identity check-trailers check-row-bounds check-bench-report check-stress-known check-drift
+stages=(check-shell check-identity check-trailers check-row-bounds check-bench-report check-stress-known check-readers check-drift
 	check-series linux-6.12:check-series linux-6.1:check-series
 	linux-6.12:check-kunit-uml linux-6.1:check-kunit-uml check-variant-configs check-dkms check-kunit
 	run-boot-test check-controls run-hw-selftest linux-6.12:run-distro-test linux-6.1:run-distro-test check-stress)

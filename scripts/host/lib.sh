@@ -162,3 +162,13 @@ kmake() {
 	CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 \
 		make -s -C "$TREE" O="$OBJ" CC="$cc" CHECK="$SPARSE" LOCALVERSION= "$@"
 }
+
+# kunit_cases SUITE: the test cases (parameters included) the series'
+# KUnit suite has, from config/kunit-suite.tsv; kunit-verdict.py holds a
+# run to it, so that a case that silently did not run fails.
+kunit_cases() {
+	local n
+	n=$(awk -F'\t' -v s="$1" 'NR > 1 && $1 == s { print $2 }' "$TOP/config/kunit-suite.tsv" 2>/dev/null)
+	[[ $n =~ ^[0-9]+$ ]] || die "config/kunit-suite.tsv gives no case count for suite $1"
+	echo "$n"
+}

@@ -33,16 +33,19 @@ T0=$SECONDS
 elapsed() { printf '%dm%02ds' $(((SECONDS - T0) / 60)) $(((SECONDS - T0) % 60)); }
 
 # What runs where. Lane: name|variant|scenarios.
-CORNERS="mx-t16-h16 mx-t17-h256 mx-t256-h256 mx-t32-h128"
-lanes=(
-	"faults|debug|reset-20 fatal-3 disconnect-io delete-ka-60 $CORNERS port-readd-3"
-	"cycles|debug|rmmod-50 connect-200"
-	"matrix||$(bash "$TOP/scripts/guest/stress.sh" list-matrix | paste -sd' ')"
-)
+# (config/stress-plan.tsv, read through scripts/common/stress-plan.sh.)
+# shellcheck source=scripts/common/stress-plan.sh
+. "$TOP/scripts/common/stress-plan.sh"
+lanes=()
+for lane in $STRESS_LANES; do
+	lane_kernel=$(stress_lane_kernel "$lane") ||
+		die "the stress plan has no usable lane $lane (config/stress-plan.tsv)"
+	lanes+=("$lane|${lane_kernel/normal/}|$(stress_lane "$lane" | paste -sd' ')")
+done
 # The default plan: the whole matrix on the normal kernel, the corners on
 # the debug one.
-[ "$(printf '%s\n' "${lanes[@]}" | grep -o 'mx-t[0-9]*-h[0-9]*' | sort -u | wc -l)" -eq 24 ] ||
-	die "the matrix lane does not hold the 24 queue-size cases"
+[ "$(stress_lane matrix | grep -x 'mx-t[0-9]*-h[0-9]*' | sort -u | wc -l)" -eq 24 ] ||
+	die "the matrix lane (config/stress-plan.tsv) does not hold 24 distinct queue-size cases"
 if [ $# -gt 0 ]; then
 	lanes=()
 	for k in normal debug; do
