@@ -307,7 +307,10 @@ run_row() {
 		fail "$name: the series is loaded and /sys/kernel/debug/nvme_rdma/$CTRL/send_ring cannot be read"
 	fi
 	rm -f "$before" "$after" "$sqb" "$sqa"
-	if [ "$cmds" -le 0 ] || [ "$posts" -le 0 ] || [ "$send" -le 0 ] || [ "$recv" -le 0 ] || [ "$prc" -le 0 ]; then
+	# The series signals one WR per interval: a row of fewer WRs (a small
+	# BENCH_IOS) may see no send CQE at all, as row_bounds allows too.
+	if [ "$cmds" -le 0 ] || [ "$posts" -le 0 ] || { [ "$send" -le 0 ] && [ "$KIND" != series ]; } ||
+		[ "$recv" -le 0 ] || [ "$prc" -le 0 ]; then
 		fail "$name: a counter read zero: commands $cmds send posts $posts send CQEs $send recv CQEs $recv recv posts $prc"
 	fi
 	if [ "$KIND" = series ]; then
