@@ -27,13 +27,9 @@ for c in $commits; do
 	log "patch $i: $subj"
 	# FILE_PATH_CHANGES only asks whether MAINTAINERS needs updating for
 	# a new file; answer it for real below instead of ignoring it.
-	# UNKNOWN_COMMIT_ID looks a named commit up in the tree's history,
-	# which the generated tree (one import commit) does not have:
-	# check-trailers.sh checks every id named against
-	# config/upstream-commits.tsv instead.
 	if ! git format-patch -1 --stdout "$c" |
 		./scripts/checkpatch.pl --strict --quiet --no-summary \
-			--ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID - >"$LOGS/checkpatch-$SUFFIX-$i.log" 2>&1; then
+			--ignore FILE_PATH_CHANGES - >"$LOGS/checkpatch-$SUFFIX-$i.log" 2>&1; then
 		sed 's/^/    /' "$LOGS/checkpatch-$SUFFIX-$i.log" | head -20
 		echo "error: patch $i ($subj): checkpatch --strict not clean" >&2
 		bad=1

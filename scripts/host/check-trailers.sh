@@ -5,10 +5,10 @@
 # Signed-off-by in it, and only trailers we mean (a message line such as
 # "credits: once per ..." that git would read as a trailer is refused).
 # checkpatch does not see either mistake. Every upstream commit a message
-# names, in a Fixes: trailer or as 'commit ID ("SUBJECT")', must be in
-# config/upstream-commits.tsv with that subject and where it was verified:
-# the generated trees have no upstream history for checkpatch to look ids
-# up in. Before the real patches, made-up ones prove the check: two good,
+# or a cover letter names, in a Fixes: trailer or as 'commit ID
+# ("SUBJECT")', must be in config/upstream-commits.tsv with that subject
+# and where it was verified (checkpatch looks ids up in the tree's
+# history, which the generated trees do not have, and warns on any). Before the real patches, made-up ones prove the check: two good,
 # five that must fail, each for its reason.
 # Usage: check-trailers.sh   (Env: UPSTREAM_COMMITS, the table to check against)
 set -euo pipefail
@@ -114,7 +114,12 @@ done
 n=0
 for p in "$TOP"/patches/linux-*/[0-9][0-9][0-9][0-9]-*.patch "$TOP"/fixes/*/[0-9][0-9][0-9][0-9]-*.patch; do
 	[ -e "$p" ] || continue
-	[ "${p##*/}" != 0000-cover-letter.patch ] || continue
+	if [ "${p##*/}" = 0000-cover-letter.patch ]; then
+		# A cover letter has no trailers, but the commits it names count.
+		why=$(commit_problem "$p")
+		[ -z "$why" ] || { echo "FAIL ${p#"$TOP"/}: $why"; bad=1; }
+		continue
+	fi
 	n=$((n + 1))
 	why=$(trailer_problem "$p")
 	[ -z "$why" ] && continue
