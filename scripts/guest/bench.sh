@@ -170,13 +170,13 @@ else
 	echo "counters none: time boot (no kprobe, no trace event)" >>"$OUT/info"
 fi
 
-# snap FILE: every counter's calls so far, "name calls" per line.
+# snap: every counter's calls so far, "name calls" per line.
 snap() {
 	{
 		counters_read
 		awk '$1 ~ /^bench_/ { n = $1; sub(/__[0-9]+$/, "", n); c[n] += $2 + $3 }
 		     END { for (n in c) print n, c[n] }' $TRACING/kprobe_profile
-	} >"$1"
+	}
 }
 # extra BEFORE AFTER: "post_recv reg_mr poll" calls between two snaps.
 extra() {
@@ -240,10 +240,9 @@ idle_or_fail() {
 # run_row I N NAME CONN RW BS ENGINE QD BATCH JOBS
 run_row() {
 	local i=$1 total=$2 name=$3 conn=$4 rw=$5 bs=$6 engine=$7 qd=$8 batch=$9 jobs=${10}
-	local port=1 json=$OUT/fio/$i-$3.json poll=0 n before after sqb sqa sq ios ms out
+	local port=1 json=$OUT/fio/$i-$3.json poll=0 n before after sqb sqa sq ios ms snapfn
 	local rq posts send recv inv prc regmr polls stalls wrs credits cmds rposts nq unsignaled
-	local args=(--name="$name" --filename="/dev/$DEV" --direct=1 --eta=never
-		--output-format=json --output="$json" --rw="$rw" --bs="$bs"
+	local args=(--name="$name" --filename="/dev/$DEV" --direct=1 --rw="$rw" --bs="$bs"
 		--ioengine="$engine" --iodepth="$qd"
 		--iodepth_batch_submit="$batch" --iodepth_batch_complete_min="$batch")
 	[ "$conn" = p2 ] && port=2
@@ -268,25 +267,16 @@ run_row() {
 	fi
 	sq=$(cat "/sys/class/nvme/$CTRL/sqsize")
 	phase "row $i/$total $name (port $port, $conn, $MODE)"
-	if [ "$MODE" = count ]; then
-		before=$(mktemp) after=$(mktemp) sqb=$(mktemp) sqa=$(mktemp)
-		sq_read "$CTRL" >"$sqb"
-		snap "$before"
-	else
+	# Count boots read the counters (snap) around fio; time boots read
+	# nothing and check that no probe is on (no_probes).
+	snapfn=snap
+	if [ "$MODE" != count ]; then
+		snapfn=''
 		no_probes
 	fi
-	: >"$OUT/wall/$i.start"
-	step 900 fio "${args[@]}" || fail "fio $name on port $port failed"
-	: >"$OUT/wall/$i.end"
-	if [ "$MODE" = count ]; then
-		snap "$after"
-		sq_read "$CTRL" >"$sqa"
-	fi
-	out=$("$FIO_JSON" "$json" ios ms) || fail "fio $name on port $port: $out"
-	read -r ios ms <<<"$out"
-	if [ "$ios" -le 0 ] || [ "$ms" -le 0 ]; then
-		fail "fio $name did no I/O ($ios I/Os in $ms ms)"
-	fi
+	FM_MARK=$OUT/wall/$i FM_LABEL="fio $name on port $port" fio_measure "$CTRL" "$json" "$snapfn" plain 900 "${args[@]}"
+	ios=$FM_IOS ms=$FM_MS
+	before=$FM_BEFORE after=$FM_AFTER sqb=$FM_SQB sqa=$FM_SQA
 	if [ "$MODE" = time ]; then
 		idle_or_fail "$name" "$port"
 		# The counts are the count boots': "-" here.
@@ -309,7 +299,7 @@ run_row() {
 	elif [ "$KIND" = series ]; then
 		fail "$name: the series is loaded and /sys/kernel/debug/nvme_rdma/$CTRL/send_ring cannot be read"
 	fi
-	rm -f "$before" "$after" "$sqb" "$sqa"
+	fio_measure_done
 	# The series signals one WR per interval: a row whose queues each took
 	# fewer WRs than their interval (a small BENCH_IOS) has no send CQE to
 	# count. Any other row must have some.

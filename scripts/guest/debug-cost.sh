@@ -49,14 +49,12 @@ put "connect+disconnect s (2nd)" "$(gsec cycle)"
 ctrl=$(connect 1)
 # IOPS of one verified fio job: writes, then the verify reads.
 fio_iops() {
-	local name=$1 json=$OUT/fio-$1.json out
+	local name=$1
 	shift
 	phase "fio $name" >&2
-	step 1800 fio --eta=never --name="$name" --filename="/dev/${ctrl}n1" --direct=1 \
-		--verify=crc32c --do_verify=1 --verify_fatal=1 --output-format=json \
-		--output="$json" "$@" || fail "fio $name failed"
-	out=$("$FIO_JSON" "$json" iops) || fail "fio $name: $out"
-	echo "$out"
+	FM_LABEL="fio $name" fio_measure "$ctrl" "$OUT/fio-$name.json" "" plain 1800 --name="$name" --filename="/dev/${ctrl}n1" \
+		--direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 "$@" >&2
+	echo "$FM_IOPS"
 }
 put "4k randwrite qd16 IOPS" "$(fio_iops 4k --ioengine=libaio --rw=randwrite --bs=4k --size=4M --iodepth=16)"
 put "128k write qd8 IOPS" "$(fio_iops 128k --ioengine=libaio --rw=write --bs=128k --size=16M --iodepth=8)"

@@ -505,6 +505,50 @@ sq_delta() {
 	}' "$2"
 }
 
+# fio_measure CTRL JSON SNAP WATCH LIMIT FIO_ARGS...: the one measured fio
+# run of the boot test's rows (nvme-rdma-io.sh) and the bench's
+# (bench.sh). With SNAP (a snapshot function that prints the counters:
+# counters_read, or bench.sh's snap) the driver's counters and CTRL's send
+# rings (sq_read) are read just before and just after fio, into the files
+# $FM_BEFORE, $FM_AFTER,
+# $FM_SQB and $FM_SQA (fio_measure_done removes them); SNAP "" reads
+# nothing (a timed run: nothing counts). WATCH "watch" runs fio under
+# step_watched (a DMESG_BAD line stops it at once); "plain" under step,
+# which forks nothing while fio runs (the bench's timed boots). With
+# FM_MARK set, FM_MARK.start and FM_MARK.end are created right before and
+# right after fio (the bench's host reads their mtimes). fio writes JSON
+# to JSON; fio-json.py's figures land in FM_IOS, FM_IOPS, FM_MS, FM_RIOS
+# and FM_WIOS. Fails on a failed fio, naming its I/O or verify error, on
+# a result it cannot read and on a run that did no I/O; FM_LABEL (e.g.
+# "fio NAME on port 2") names the run in those messages.
+fio_measure() {
+	local ctrl=$1 json=$2 snap=$3 watch=$4 limit=$5 out run=step what
+	what=${FM_LABEL:-fio ${json##*/}}
+	shift 5
+	[ "$watch" = plain ] || run=step_watched
+	FM_BEFORE='' FM_AFTER='' FM_SQB='' FM_SQA=''
+	if [ -n "$snap" ]; then
+		FM_BEFORE=$(mktemp) FM_AFTER=$(mktemp) FM_SQB=$(mktemp) FM_SQA=$(mktemp)
+		sq_read "$ctrl" >"$FM_SQB"
+		"$snap" >"$FM_BEFORE"
+	fi
+	[ -z "${FM_MARK:-}" ] || : >"$FM_MARK.start"
+	$run "$limit" fio --eta=never --output-format=json --output="$json" "$@" ||
+		fail "$what failed (I/O or verify error): $(grep -ahoE 'verify failed.*|bad (magic|header).*|err=[ 0-9]+/[^"]*' "$json" 2>/dev/null | head -1 || true)"
+	[ -z "${FM_MARK:-}" ] || : >"$FM_MARK.end"
+	if [ -n "$snap" ]; then
+		"$snap" >"$FM_AFTER"
+		sq_read "$ctrl" >"$FM_SQA"
+	fi
+	out=$("$FIO_JSON" "$json" ios iops ms rios wios) || fail "$what: $out"
+	# shellcheck disable=SC2034 # FM_IOPS, FM_RIOS, FM_WIOS: for the callers
+	read -r FM_IOS FM_IOPS FM_MS FM_RIOS FM_WIOS <<<"$out"
+	if [ "$FM_IOS" -le 0 ] || [ "$FM_MS" -le 0 ]; then
+		fail "$what did no I/O ($FM_IOS I/Os in $FM_MS ms)"
+	fi
+}
+fio_measure_done() { rm -f "$FM_BEFORE" "$FM_AFTER" "$FM_SQB" "$FM_SQA"; }
+
 # reap_polled DEV: one polled 4k read on DEV. A poll queue's completions
 # are reaped only by polling: after fio, its CQ may still hold the last
 # signaled send completion. Fails (returns 1) where DEV cannot poll.

@@ -50,7 +50,7 @@ BOUND_FAILS=()
 
 # fio JOBNAME DEV ARGS...: one verified fio run, one results line.
 fio_run() {
-	local name=$1 dev=$2 ctrl=$3 port=$4 json=$OUT/fio-$1-p$4.json before after ios iops out
+	local name=$1 dev=$2 ctrl=$3 port=$4 json=$OUT/fio-$1-p$4.json before after ios iops
 	local a b=1 qd=1 bs='' rnd=0 wr=0 incap=0 sq sqb sqa rq posts send_c recv_c inv stalls bounds verdict rios wios
 	local rposts tpwrs tpsig
 	shift 4
@@ -69,17 +69,11 @@ fio_run() {
 	[ "$wr" = 1 ] && [ "$bs" -le 4096 ] && incap=1
 	sq=$(cat /sys/class/nvme/"$ctrl"/sqsize)
 	phase "fio $name on $dev (port $port)"
-	before=$(mktemp) after=$(mktemp) sqb=$(mktemp) sqa=$(mktemp)
-	sq_read "$ctrl" >"$sqb"
-	counters_read >"$before"
-	step_watched 900 fio --eta=never --name="$name" --filename="/dev/$dev" --direct=1 \
-		--verify=crc32c --do_verify=1 --verify_fatal=1 --output-format=json \
-		--output="$json" "$@" || fail "fio $name on port $port failed (verify or I/O error)"
-	counters_read >"$after"
-	sq_read "$ctrl" >"$sqa"
-	out=$("$FIO_JSON" "$json" ios iops rios wios) || fail "fio $name on port $port: $out"
-	read -r ios iops rios wios <<<"$out"
-	[ "$ios" -gt 0 ] || fail "fio $name did no I/O"
+	# counters_read: the driver's call counters (counters_arm).
+	FM_LABEL="fio $name on port $port" fio_measure "$ctrl" "$json" counters_read watch 900 --name="$name" --filename="/dev/$dev" \
+		--direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 "$@"
+	ios=$FM_IOS iops=$FM_IOPS rios=$FM_RIOS wios=$FM_WIOS
+	before=$FM_BEFORE after=$FM_AFTER sqb=$FM_SQB sqa=$FM_SQA
 	read -r send recv posts qrq < <(counters_per_io "$before" "$after" "$ios")
 	read -r rq posts_c send_c recv_c inv rposts _ stalls tpwrs tpsig < <(counters_delta "$before" "$after")
 	bounds=$(QUEUE_COUNT=$(cat /sys/class/nvme/"$ctrl"/queue_count) row_bounds "$KIND" "$b" "$qd" "$bs" "$rnd" "$sq" "$incap" "$wios" "$rios" "$rq" "$posts_c" "$send_c" \
@@ -94,7 +88,7 @@ fio_run() {
 	credits=$(credits_idle "$ctrl")
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$port" \
 		"$sq" "$ios" "$iops" "$send" "$recv" "$posts" "$qrq" ok "$credits" "$b" "$bounds" >>"$OUT/results.tsv"
-	rm -f "$before" "$after" "$sqb" "$sqa"
+	fio_measure_done
 	# With the series an idle queue holds fewer than interval unretired
 	# WRs; its debugfs file missing is a failure (credits_idle says
 	# "missing: ...").

@@ -11,20 +11,7 @@ set -euo pipefail
 fio=$TOP/scripts/common/fio-json.py verdict=$TOP/scripts/host/kunit-verdict.py
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-bad=0
-# expect NAME WANT_RC WANT_OUT CMD...: CMD must exit WANT_RC and print
-# WANT_OUT (tabs as spaces) on standard output.
-expect() {
-	local name=$1 want_rc=$2 want=$3 got rc=0
-	shift 3
-	got=$("$@" 2>/dev/null | tr '\t' ' ') || rc=$?
-	if [ "$rc" = "$want_rc" ] && [ "$got" = "$want" ]; then
-		printf '%-34s ok\n' "$name"
-	else
-		printf '%-34s WRONG: exit %s, "%s" (expected exit %s, "%s")\n' "$name" "$rc" "$got" "$want_rc" "$want"
-		bad=1
-	fi
-}
+# expect: scripts/host/lib.sh.
 
 # job NAME RIOS WIOS RMS WMS JOBMS CLATNS ERROR: one fio job.
 job() {
@@ -109,5 +96,5 @@ expect "plan: stress_lane_kernel" 0 debug lane_fn "$tmp/plan-two.tsv" stress_lan
 expect "plan: stress_lane, no lane" 1 "" lane_fn "$tmp/plan-two.tsv" stress_lane quick
 # The bench rows (config/bench-rows.tsv), as the guest's bench.sh lists them.
 expect "bench rows: 29, 8 fields each" 0 "29 8" bash -c "'$TOP/scripts/guest/bench.sh' list | awk '{ n++; if (NF != 8) bad = 1 } END { print n, bad ? \"bad\" : 8 }'"
-[ "$bad" -eq 0 ] || die "a reader accepted or refused the wrong input (above)"
+[ "$FIXTURE_BAD" -eq 0 ] || die "a reader accepted or refused the wrong input (above)"
 log "readers: fio-json.py, kunit-verdict.py and the stress plan read and refuse their fixtures as they must"

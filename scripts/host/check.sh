@@ -5,9 +5,10 @@
 # failure. A stage "linux-6.1:NAME" runs NAME.sh with BASE=linux-6.1.
 # A stage that cannot run exits 77 after printing "skipped: WHY" (its last
 # such line is the reason); a skip counts as neither passed nor failed.
-# Writes, beside the terminal table: $LOGS/check.tsv (stage, result,
-# seconds), $LOGS/check.ktap (KTAP v1) and each stage's output in
-# $LOGS/check/STAGE.log.
+# Writes, beside the terminal table: $LOGS/check.tsv in the scenario
+# runner's schema (scenario: the stage, expect, result: pass, FAIL or
+# skip, seconds, detail: why it skipped, or its log), $LOGS/check.ktap
+# (KTAP v1) and each stage's output in $LOGS/check/STAGE.log.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -18,14 +19,14 @@ export SKIP_PLACEHOLDER=1
 # The mainline series ($BASE, linux-7.3) is built and booted; the
 # backports (linux-6.12, linux-6.1) are checked per patch, by UML KUnit,
 # and as the DKMS package on Debian's own kernels, with no build of their own.
-stages=(check-shell check-identity check-trailers check-row-bounds check-bench-report check-stress-known check-readers check-drift
+stages=(check-shell check-identity check-trailers check-row-bounds check-bench-report check-stress-known check-readers check-runner check-drift
 	check-series linux-6.12:check-series linux-6.1:check-series
 	linux-6.12:check-kunit-uml linux-6.1:check-kunit-uml check-variant-configs check-dkms check-kunit
 	run-boot-test check-controls run-hw-selftest linux-6.12:run-distro-test linux-6.1:run-distro-test check-stress)
 passed=0 failed=0 skipped=0 k=0
 mkdir -p "$LOGS/check"
 tsv=$LOGS/check.tsv ktap=$LOGS/check.ktap
-printf 'stage\tresult\tseconds\n' >"$tsv"
+printf 'scenario\texpect\tresult\tseconds\tdetail\n' >"$tsv"
 printf 'KTAP version 1\n1..%d\n' ${#stages[@]} >"$ktap"
 for s in "${stages[@]}"; do
 	base=$BASE name=$s k=$((k + 1))
@@ -38,24 +39,24 @@ for s in "${stages[@]}"; do
 	secs=$((SECONDS - t0))
 	case $rc in
 	0)
-		passed=$((passed + 1)) result=passed
+		passed=$((passed + 1)) result=pass detail=$slog
 		echo "ok $k $s" >>"$ktap"
 		;;
 	77)
 		skipped=$((skipped + 1))
 		why=$(sed -n 's/^.*skipped: //p' "$slog" | tail -1)
-		result="skipped: ${why:-no reason given}"
+		result=skip detail=${why:-no reason given}
 		echo "ok $k $s # SKIP ${why:-no reason given}" >>"$ktap"
 		;;
 	*)
-		failed=$((failed + 1)) result=FAILED
+		failed=$((failed + 1)) result=FAIL detail=$slog
 		echo "not ok $k $s" >>"$ktap"
 		;;
 	esac
-	printf '%s\t%s\t%s\n' "$s" "$result" "$secs" >>"$tsv"
-	log "stage $k/${#stages[@]}: $s ${result%%:*} in ${secs}s"
+	printf '%s\tpass\t%s\t%s\t%s\n' "$s" "$result" "$secs" "$detail" >>"$tsv"
+	log "stage $k/${#stages[@]}: $s $result in ${secs}s"
 done
 printf '\n== make check (%s)\n' "$(elapsed)"
-column -t -s $'\t' "$tsv"
+cut -f1,3- "$tsv" | column -t -s $'\t'
 echo "check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -172,3 +172,22 @@ kunit_cases() {
 	[[ $n =~ ^[0-9]+$ ]] || die "config/kunit-suite.tsv gives no case count for suite $1"
 	echo "$n"
 }
+
+# expect NAME WANT_RC WANT_OUT CMD...: one check of the fixture tests
+# (check-readers.sh, check-runner.sh): CMD must exit WANT_RC and print
+# WANT_OUT (tabs as spaces) on standard output; a mismatch is printed
+# and sets FIXTURE_BAD=1.
+# shellcheck disable=SC2034 # read by the fixture tests
+FIXTURE_BAD=0
+expect() {
+	local name=$1 want_rc=$2 want=$3 got rc=0
+	shift 3
+	got=$("$@" 2>/dev/null | tr '\t' ' ') || rc=$?
+	if [ "$rc" = "$want_rc" ] && [ "$got" = "$want" ]; then
+		printf '%-40s ok\n' "$name"
+	else
+		printf '%-40s WRONG: exit %s, "%s" (expected exit %s, "%s")\n' "$name" "$rc" "$got" "$want_rc" "$want"
+		# shellcheck disable=SC2034
+		FIXTURE_BAD=1
+	fi
+}

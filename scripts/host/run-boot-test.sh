@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Boot the built kernel, run the soft-RoCE nvme-rdma I/O test, print the
-# summary table. Exits non-zero on any failure.
+# The boot test (tests/boot/001, through scripts/host/run-scenarios.sh):
+# boot the built kernel, run the soft-RoCE nvme-rdma I/O test, print the
+# summary table. Exits non-zero on any failure; the guest's logs stay in
+# $LOGS/boot-test.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-name=${1:-boot-test}
-"$TOP/scripts/host/boot.sh" "$name" "${BOOT_TIMEOUT:-1500}" "$TOP/scripts/guest/nvme-rdma-io.sh" check ||
-	die "boot test failed (logs: $LOGS/$name)"
-"$TOP/scripts/host/summary.sh" "$LOGS/$name"
+"$TOP/scripts/host/run-scenarios.sh" boot boot-test || die "boot test failed (logs: $LOGS/boot-test)"
+"$TOP/scripts/host/summary.sh" "$LOGS/boot-test"

@@ -17,6 +17,9 @@ tsv=$LOGS/stress-report.tsv
 # The guests' dmesg patterns, from the file guests and host both read.
 # shellcheck source=scripts/common/dmesg-policy.sh
 . "$TOP/scripts/common/dmesg-policy.sh"
+# STRESS_OUTSIDE_ROW: the guest's row for a splat outside the scenarios.
+# shellcheck source=scripts/common/stress-plan.sh
+. "$TOP/scripts/common/stress-plan.sh"
 BAD_RE=$DMESG_BAD REC_RE=$DMESG_RECOVERY
 
 # kernel_of DIR: the kernel a guest booted, from what it left: the variant
@@ -120,17 +123,18 @@ for kernel in normal debug; do
 done
 [ -f "$S/lossy-series.log" ] && add series < <(lossy_rows series)
 [ -f "$S/lossy-upstream.log" ] && add upstream < <(lossy_rows upstream)
-# The controls (check-controls.sh): a row per case of controls.tsv (case,
-# expect, result, detail); a case passes when it "passed" (must pass) or
-# was "caught" (must fail). Its guest's dmesg gives the splat count.
+# The controls (check-controls.sh): a row per scenario of controls.tsv
+# (scenario, expect, result, seconds, detail, as run-scenarios.sh writes
+# it); a control passes when its result is "pass" (a must-fail control
+# passes when it was caught). Its guest's dmesg gives the splat count.
 if [ -f "$S/controls.log" ]; then
 	f=$LOGS/controls.tsv
 	if [ -f "$f" ] && [ "$(wc -l <"$f")" -gt 1 ]; then
-		while IFS=$'\t' read -r c e r o; do
+		while IFS=$'\t' read -r c e r _ o; do
 			dir=$LOGS/controls-$c
-			case "$r" in passed | caught) p=pass ;; *) p=FAIL ;; esac
-			add series < <(printf '%s\tcontrol %s (expect %s)\t%s\t-\t%s\t-\t%s: %s\t%s\n' "$(kernel_of "$dir")" \
-				"$c" "$e" "$p" "$(dmesg_count "$BAD_RE" "$dir")" "$r" "$o" "$(dmesg_count "$REC_RE" "$dir")")
+			case "$r" in pass) p=pass ;; *) p=FAIL ;; esac
+			add series < <(printf '%s\tcontrol %s (expect %s)\t%s\t-\t%s\t-\t%s\t%s\n' "$(kernel_of "$dir")" \
+				"$c" "$e" "$p" "$(dmesg_count "$BAD_RE" "$dir")" "$o" "$(dmesg_count "$REC_RE" "$dir")")
 		done < <(tail -n +2 "$f")
 	else
 		add series < <(printf 'unknown\tcontrols\tFAIL\t-\t-\t-\tno result: %s\t-\n' "$(tail -1 "$S/controls.log")")
@@ -166,7 +170,7 @@ lockdep_only() {
 }
 # last_in DIR SCENARIO: SCENARIO is the last scenario row of DIR/stress.tsv.
 last_in() {
-	[ -f "$1/stress.tsv" ] && [ "$(tail -n +2 "$1/stress.tsv" | cut -f1 | grep -v '^splat outside' | tail -1)" = "$2" ]
+	[ -f "$1/stress.tsv" ] && [ "$(tail -n +2 "$1/stress.tsv" | cut -f1 | grep -vxF "$STRESS_OUTSIDE_ROW" | tail -1)" = "$2" ]
 }
 # planned PLAN SCENARIO
 planned() { [ -f "$1" ] && grep -qxF -- "$2" "$1"; }
