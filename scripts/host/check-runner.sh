@@ -86,6 +86,7 @@ expect "controls: lane check" 0 "strict retransmit poll stall enomem rxe-unfixed
 expect "controls: lane negative" 0 "rxe-unfixed 2017-rule lifetime lifetime-read" \
 	bash -c "'$run' controls list lane=negative | paste -sd' '"
 expect "boot: the boot test" 0 "boot-test" "$run" boot list lane=check
+expect "lossy: the quick pair" 0 "lossy-quick" "$run" lossy list lane=quick
 expect "stress: a guest group, not run here" 1 "" "$run" stress list
 # The guest's runner finds an instance's file by its NAME
 # (scripts/common/scenario.sh): the longest NAME that is the instance or

@@ -19,7 +19,8 @@ rc=0
 export APPEND="rdma_rxe.strict_sq=1 rdma_rxe.retry_oracle=1"
 "$TOP/scripts/host/boot.sh" stress-quick "${BOOT_TIMEOUT:-2400}" "$TOP/scripts/guest/stress.sh" \
 	"${quick[@]}" || rc=1
-"$TOP/scripts/host/lossy.sh" lossy-quick "$MODROOT" loss_1%_delay_1ms || rc=1
+# The pair: tests/lossy, lane quick (lossy-quick).
+"$TOP/scripts/host/run-scenarios.sh" lossy lane=quick || rc=1
 {
 	cat "$LOGS/stress-quick/stress.tsv" 2>/dev/null
 	tail -n +2 "$LOGS/lossy-quick-host/lossy.tsv" 2>/dev/null |
