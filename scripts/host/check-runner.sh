@@ -87,6 +87,35 @@ expect "controls: lane negative" 0 "rxe-unfixed 2017-rule lifetime lifetime-read
 	bash -c "'$run' controls list lane=negative | paste -sd' '"
 expect "boot: the boot test" 0 "boot-test" "$run" boot list lane=check
 expect "lossy: the quick pair" 0 "lossy-quick" "$run" lossy list lane=quick
+# The groups' verdict helpers on made-up guest logs: each must refuse
+# what it exists to refuse.
+verdict() { # GROUP RC FUNCTION [ARGS]: the helper's exit status and DETAIL's head
+	(
+		# shellcheck source=/dev/null
+		. "$TOP/tests/$1/rc"
+		# shellcheck disable=SC2034 # read by the helpers
+		NAME=fx RECOVERY=no OUT=$tmp/out RC=$2 DETAIL=''
+		shift 2
+		"$@"
+		echo "$? ${DETAIL%%:*}"
+	)
+}
+mkdir -p "$tmp/out"
+printf 'strict_overflows 0\noracle_compared 5\noracle_mismatches 0\n' >"$tmp/out/rxe-counters.txt"
+echo '[    9.1] nothing to see' >"$tmp/out/dmesg.txt"
+expect "controls: must_pass, a clean guest" 0 "0 no overflow; oracle compared 5 retransmitted SENDs, none changed" verdict controls 0 must_pass retransmit
+expect "controls: must_pass, a failed guest" 0 "1 guest failed" verdict controls 1 must_pass
+expect "controls: must_fail, a passing guest" 0 "1 NOT CAUGHT" verdict controls 0 must_fail 'never'
+expect "controls: must_fail, another cause" 0 "1 FAILED, other cause" verdict controls 1 must_fail 'never'
+expect "controls: must_fail, caught" 0 "0 caught" verdict controls 1 must_fail 'nothing to see'
+echo '[    9.2] nvme nvme0: starting error recovery' >>"$tmp/out/dmesg.txt"
+expect "controls: must_pass, recovery with RECOVERY=no" 0 "1 error recovery where the scenario expects none (RECOVERY=no)" verdict controls 0 must_pass
+printf 'strict_overflows 1\noracle_compared 5\noracle_mismatches 0\n' >"$tmp/out/rxe-counters.txt"
+echo '[    9.1] nothing' >"$tmp/out/dmesg.txt"
+expect "controls: must_pass, an overflow" 0 "1 oracle_mismatches=0 strict_overflows=1" verdict controls 0 must_pass
+expect "boot: a guest without results.tsv" 0 "1 the guest passed but wrote no results.tsv ($tmp/out)" verdict boot 0 guest_verdict
+printf 'profile\tport\tsqsize\tresult\tverified\th\ts\tnote\tdropped\nloss\t1\t127\tpass\tyes\t0\t1\t-\t9\nloss\t2\t15\tFAIL\tyes\t0\t1\t-\t0\n' >"$tmp/out/lossy.tsv"
+expect "lossy: a row that failed" 0 "1 pair failed (rc 0, 2 rows, 1 not passed)" verdict lossy 0 pair_verdict
 expect "stress: a guest group, not run here" 1 "" "$run" stress list
 # The guest's runner finds an instance's file by its NAME
 # (scripts/common/scenario.sh): the longest NAME that is the instance or

@@ -42,7 +42,6 @@ side=$(sed -nE 's/^GROUP_SIDE=([a-z]+).*/\1/p' "$dir/rc")
 # scenario_header, scenario_files: scripts/common/scenario.sh.
 # shellcheck source=scripts/common/scenario.sh
 . "$TOP/scripts/common/scenario.sh"
-header() { scenario_header "$@"; }
 # The scenario files, in order; every one must name itself and its lanes.
 mapfile -t files < <(scenario_files "$dir" || echo FAIL)
 [ "${files[*]: -1}" != FAIL ] || die "tests/$group: a scenario file is malformed (above), or there is none"
@@ -61,18 +60,18 @@ plan=()
 if [ ${#want[@]} -gt 0 ]; then
 	for w in "${want[@]}"; do
 		hit=''
-		for f in "${files[@]}"; do [ "$(header "$f" NAME)" = "$w" ] && hit=$f; done
-		[ -n "$hit" ] || die "tests/$group has no scenario named '$w' (have: $(for f in "${files[@]}"; do printf '%s ' "$(header "$f" NAME)"; done))"
+		for f in "${files[@]}"; do [ "$(scenario_header "$f" NAME)" = "$w" ] && hit=$f; done
+		[ -n "$hit" ] || die "tests/$group has no scenario named '$w' (have: $(for f in "${files[@]}"; do printf '%s ' "$(scenario_header "$f" NAME)"; done))"
 		plan+=("$hit")
 	done
 else
 	for f in "${files[@]}"; do
-		[ "$lane" = all ] || [[ " $(header "$f" LANES) " == *" $lane "* ]] && plan+=("$f")
+		[ "$lane" = all ] || [[ " $(scenario_header "$f" LANES) " == *" $lane "* ]] && plan+=("$f")
 	done
 	[ ${#plan[@]} -gt 0 ] || die "tests/$group: no scenario is in lane '$lane'"
 fi
 if [ $list = 1 ]; then
-	for f in "${plan[@]}"; do header "$f" NAME; done
+	for f in "${plan[@]}"; do scenario_header "$f" NAME; done
 	exit 0
 fi
 
@@ -83,8 +82,8 @@ printf 'KTAP version 1\n1..%d\n' ${#plan[@]} >"$ktap"
 bad=0 k=0 ran=0
 for f in "${plan[@]}"; do
 	k=$((k + 1))
-	name=$(header "$f" NAME) expect=$(header "$f" EXPECT)
-	log "$group $k/${#plan[@]}: $name ($(header "$f" DESCRIPTION))"
+	name=$(scenario_header "$f" NAME) expect=$(scenario_header "$f" EXPECT)
+	log "$group $k/${#plan[@]}: $name ($(scenario_header "$f" DESCRIPTION))"
 	t0=$SECONDS
 	res=$LOGS/$group-$name.result
 	rm -f "$res"
