@@ -56,14 +56,20 @@
 #   BATCH. Otherwise a chain holds 1 to min(BATCH, sqsize) requests (up to
 #   sqsize after a stall). Admin commands and LOCAL_INVs are posts of their
 #   own. Signaled: every interval-th WR of a queue (floor(WRs / interval)
-#   to that + 1 per queue), and with in-capsule data also the last WR of
-#   every chain that holds a write (that chain's SEND is waited on): at
-#   most one a write chain (one a batch when it fits), never more than
-#   one a post; and every LOCAL_INV.
-#   Without in-capsule data nothing else is signaled: send CQEs are the
-#   interval's, about 1 / interval WRs; the verify pass of an in-capsule
-#   row is such a part (reads), so only the write chains are counted on
-#   to be signaled. interval = min(depth / 2, depth -
+#   to that + 1 per queue); every LOCAL_INV; and with in-capsule data
+#   (INCAP: a page or less, which the series pulls up into a buffer of
+#   its own, so the write waits for no SEND) also every P / 2-th
+#   pulled-up SEND of a queue, P = 2 x queue size (SQSIZE + 1) rounded up
+#   to a power of two: floor(WIOS / (P / 2)) - 1 to that + 1 per queue.
+#   A signal of either kind restarts the interval, so the send CQEs are
+#   at least the larger of the two counts and at most their sum; with
+#   the ring state, whose I/O queues share one interval, the row's
+#   phases are counted apart (fio writes, then reads to verify): the
+#   writes signal one SEND in min(P / 2, interval) (and one in P / 2
+#   besides when the interval is shorter), the reads' WRs one in the
+#   interval, +- 1 a queue a phase, then 2%.
+#   Without in-capsule data only the interval signals: send CQEs are
+#   about 1 / interval WRs. interval = min(depth / 2, depth -
 #   2) on every queue. With EXPECT_INSTRUMENT=no (the product module, no
 #   ring state) TPWRS stands in for the heads' advance and nothing bounds
 #   the interval's signals from below or above (BATCH_MAX_SEND does).
@@ -88,6 +94,7 @@ row_bounds() {
 	}
 	function min(a, c) { return a < c ? a : c }
 	function interval(d) { return d > 2 ? min(int(d / 2), d - 2) : 1 }
+	function pow2up(x,  p) { for (p = 1; p < x; p *= 2); return p }
 	function fail(m) { why = why (why == "" ? "" : "; ") m }
 	BEGIN {
 		rel = 0.02; abs = 2; why = ""
@@ -95,7 +102,7 @@ row_bounds() {
 			why = sprintf("a counter read zero: requests %d posts %d send CQEs %d recv CQEs %d", R, P, S, C)
 		if (R <= 0) R = 1
 		n = split(sqd, lines, "\n")
-		stalls = st + 0; A = 0; N = 0; nq = 0; lo_int = 0; hi_int = 0; ivals = ""
+		stalls = st + 0; A = 0; N = 0; nq = 0; lo_int = 0; hi_int = 0; ivals = ""; aiv = 0
 		for (k = 1; k <= n; k++) {
 			if (split(lines[k], f, " ") < 4) continue
 			# qid depth interval wrs
@@ -103,7 +110,7 @@ row_bounds() {
 			lo_int += int(f[4] / f[3]); hi_int += int(f[4] / f[3]) + 1
 			if (f[3] != interval(f[2]))
 				why = why (why == "" ? "" : "; ") "qid " f[1] ": interval " f[3] " is not min(depth / 2, depth - 2) of depth " f[2]
-			if (f[1] == 0) { A += f[4]; continue }
+			if (f[1] == 0) { A += f[4]; aiv = f[3]; continue }
 			N += f[4]
 			if (index(" " ivals " ", " " f[3] " ") == 0) ivals = ivals (ivals == "" ? "" : " ") f[3]
 		}
@@ -147,16 +154,31 @@ row_bounds() {
 			else if (b <= 1) rule = "unbatched: a chain per request"
 			else if (bs >= 131072) rule = "bs >= 128k: the plug flushes each request"
 			else rule = "batch " b ", iodepth " qd ", " sq - 1 " tags: 1-" cmax " requests a chain"
-			rule = rule (incap ? "; in-capsule: each chain signaled" : "; no in-capsule data: the interval signals")
+			pu = pow2up(2 * (sq + 1)) / 2
+			rule = rule (incap ? "; in-capsule, pulled up: the interval and every " pu "-th pull-up signal" : "; no in-capsule data: the interval signals")
 			if (noring) rule = rule "; no ring state (no test instrument): interval and signal count unchecked"
 			plo = chlo * (1 - rel) + A + I - abs
 			phi = chhi * (1 + rel) + A + I + abs
 			pb = bound("posts", P, plo, phi)
-			wch = fits ? W / b : W
-			if (wch > P - A - I) wch = P - A - I
-			if (incap)
-				sb = bound("send", S, (Rio > 0 ? chlo * W / Rio : 0) * (1 - rel) - abs, wch * (1 + rel) + hi_int + I + abs)
-			else
+			nio = nq - (aiv > 0)
+			if (incap && !noring && ivals ~ /^[0-9]+$/ && nio > 0) {
+				# The writes, then the verify reads: while only pulled-up
+				# SENDs go out, one in every min(P / 2, interval) is
+				# signaled (both when the interval is shorter); the WRs
+				# of the reads and the LOCAL_INVs then signal by the
+				# interval; the admin queue by its own.
+				iv = ivals + 0
+				wlo = int(W / (pu <= iv ? pu : iv)) - nio
+				whi = int(W / (pu <= iv ? pu : iv)) + (pu <= iv ? 0 : int(W / pu)) + nio
+				rlo = int((N - W) / iv) - nio
+				rhi = int((N - W) / iv) + nio
+				ahi = aiv > 0 ? int(A / aiv) + 1 : 0
+				sb = bound("send", S, (wlo + rlo) * (1 - rel) - abs, (whi + rhi + ahi) * (1 + rel) + I + abs)
+			} else if (incap) {
+				slo = int(W / pu) - nq
+				if (slo < lo_int - nq) slo = lo_int - nq
+				sb = bound("send", S, slo - abs, hi_int + int(W / pu) + nq + I + abs)
+			} else
 				sb = bound("send", S, lo_int - nq - abs, hi_int + I + abs)
 			wrs = Rio > 0 ? sprintf("%.3f", N / Rio) : "-"
 		} else {

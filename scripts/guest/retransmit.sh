@@ -9,7 +9,9 @@
 # Phases, on the 128-deep port 1 and the 16-deep port 2:
 #   writes: 512-byte in-capsule random writes (io_uring, batches of 16),
 #           then every block written is read back and verified (drops off);
-#           such a request waits for its SEND's retirement;
+#           the series copies such data into a pull-up buffer, and the
+#           request completes on its response: the copy must stay put
+#           until its SEND is retired;
 #   reads:  4k random reads at QD1, QD32 and QD32 in submit batches of 16,
 #           with nvme_rdma register_always=Y (REG_MR + SEND) and =N (a
 #           single-segment read goes out with the PD's global rkey), over a

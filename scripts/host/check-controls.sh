@@ -3,11 +3,11 @@
 # of tests/controls (one file each; tests/controls/rc has their helpers),
 # run by scripts/host/run-scenarios.sh on one kernel image with the test
 # rxe (tests/rxe-strict). Five must pass (strict, retransmit, poll, stall,
-# enomem), five must fail for the reason they name (rxe-unfixed,
-# 2017-rule, lifetime, lifetime-read, bounds): a control that does not fail
-# fails this check. Writes $LOGS/controls.tsv and $LOGS/controls.ktap.
+# enomem), six must fail for the reason they name (rxe-unfixed,
+# 2017-rule, lifetime, lifetime-read, bounds, lifetime-pullup): a control
+# that does not fail fails this check. Writes $LOGS/controls.tsv and $LOGS/controls.ktap.
 # Usage: check-controls.sh [NAME... | lane=LANE]   (default: lane=check,
-#        all ten; lane=negative: the controls that must fail on the test
+#        all eleven; lane=negative: the controls that must fail on the test
 #        rxe's verdicts)
 # Env: RETRANSMIT_SECONDS, the length of each read phase under drops
 #      (default 8; make stress runs 20).

@@ -3,7 +3,10 @@
 # scripts/common/row-bounds.sh, which the guest's nvme-rdma-io.sh
 # sources too), fed on the host with the counts of a
 # measured row (port 2, 4k in-capsule writes in batches of 16, verify
-# reads: 2026-12-06) and with the same row broken one way at a time.
+# reads: the boot test of 2026-12-06; its send CQEs and posts those of
+# the boot test of 2026-12-08, once the series pulled such writes up,
+# from its results.tsv: send/rq 0.0633, posts/rq 0.4735) and with the
+# same row broken one way at a time.
 # The measured row must pass and every broken one must fail: a bound that
 # never fails is not a check. The negative controls in the guest
 # (check-controls.sh) cover the upstream branch.
@@ -39,20 +42,26 @@ check() {
 		;;
 	esac
 }
-check "measured row" ok $R 7137 4075 2054 $W 4075 "$sqd"
-check "signals every SEND" fail $R 7137 $R 2054 $W $R "$sqd"
-check "CQEs != signaled WRs" fail $R 7137 4075 2054 $W 3900 "$sqd"
-check "posted WRs != ring heads" fail $R 7137 4075 2054 $((W + 50)) 4075 "$sqd"
-check "receives unbatched" fail $R 7137 4075 $R $W 4075 "$sqd"
-check "trace buffer overrun" fail $R 7137 4075 2054 overrun overrun "$sqd"
-check "no tracepoint sums" fail $R 7137 4075 2054 - - "$sqd"
-check "an extra WR per request" fail $R 7137 4075 2054 $((W + 16000)) 4075 "$sqd_extra"
-check "no send ring state" fail $R 7137 4075 2054 $W 4075 ""
+P=7779 S=1040
+check "measured row" ok $R $P $S 2054 $W $S "$sqd"
+check "signals every SEND" fail $R $P $R 2054 $W $R "$sqd"
+# The writes waiting for their SENDs again (the 2026-12-06 row: 4075).
+check "every write chain signaled" fail $R $P 4075 2054 $W 4075 "$sqd"
+# Only the interval signals (about 24580 / 31): no pull-up signal.
+check "no pull-up signal" fail $R $P 793 2054 $W 793 "$sqd"
+check "CQEs != signaled WRs" fail $R $P $S 2054 $W $((S - 100)) "$sqd"
+check "posted WRs != ring heads" fail $R $P $S 2054 $((W + 50)) $S "$sqd"
+check "receives unbatched" fail $R $P $S $R $W $S "$sqd"
+check "trace buffer overrun" fail $R $P $S 2054 overrun overrun "$sqd"
+check "no tracepoint sums" fail $R $P $S 2054 - - "$sqd"
+check "an extra WR per request" fail $R $P $S 2054 $((W + 16000)) $S "$sqd_extra"
+check "no send ring state" fail $R $P $S 2054 $W $S ""
 # The product module (EXPECT_INSTRUMENT=no): the tracepoint's WRs stand in.
-EXPECT_INSTRUMENT=no QUEUE_COUNT=3 check "product module, no ring" ok $R 7137 4075 2054 $W 4075 ""
-EXPECT_INSTRUMENT=no QUEUE_COUNT=3 check "product, an extra WR each" fail $R 7137 4075 2054 $((W + 16000)) 4075 ""
-EXPECT_INSTRUMENT=no QUEUE_COUNT=3 check "product, no tracepoint sums" fail $R 7137 4075 2054 - - ""
-EXPECT_INSTRUMENT=no check "product, no queue count" fail $R 7137 4075 2054 $W 4075 ""
-EXPECT_INSTRUMENT=no QUEUE_COUNT=3 check "product, receives unbatched" fail $R 7137 4075 $R $W 4075 ""
+EXPECT_INSTRUMENT=no QUEUE_COUNT=3 check "product module, no ring" ok $R $P $S 2054 $W $S ""
+EXPECT_INSTRUMENT=no QUEUE_COUNT=3 check "product, an extra WR each" fail $R $P $S 2054 $((W + 16000)) $S ""
+EXPECT_INSTRUMENT=no QUEUE_COUNT=3 check "product, no tracepoint sums" fail $R $P $S 2054 - - ""
+EXPECT_INSTRUMENT=no check "product, no queue count" fail $R $P $S 2054 $W $S ""
+EXPECT_INSTRUMENT=no QUEUE_COUNT=3 check "product, receives unbatched" fail $R $P $S $R $W $S ""
+EXPECT_INSTRUMENT=no QUEUE_COUNT=3 check "product, no pull-up signal" fail $R $P 400 2054 $W 400 ""
 [ $bad = 0 ] || die "row_bounds: a broken row passed or the measured row failed"
 log "row_bounds: the measured row passes, every broken one fails"

@@ -81,9 +81,9 @@ expect "runner: a header field missing" 1 "" fx list
 expect "runner: a group without rc" 1 "" bash -c "BUILD=$tmp/build SCENARIO_DIR=$tmp '$run' tests"
 # The real groups: their files parse and their lanes hold what the
 # Makefile and check-controls.sh ask for; a guest group is refused here.
-expect "controls: lane check" 0 "strict retransmit poll stall enomem rxe-unfixed 2017-rule lifetime lifetime-read bounds" \
+expect "controls: lane check" 0 "strict retransmit poll stall enomem rxe-unfixed 2017-rule lifetime lifetime-read bounds lifetime-pullup" \
 	bash -c "'$run' controls list lane=check | paste -sd' '"
-expect "controls: lane negative" 0 "rxe-unfixed 2017-rule lifetime lifetime-read" \
+expect "controls: lane negative" 0 "rxe-unfixed 2017-rule lifetime lifetime-read lifetime-pullup" \
 	bash -c "'$run' controls list lane=negative | paste -sd' '"
 expect "boot: the boot test" 0 "boot-test" "$run" boot list lane=check
 expect "lossy: the quick pair" 0 "lossy-quick" "$run" lossy list lane=quick

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Prove the KUnit suite can fail: break the interval, the slot and the
-# retire arithmetic, the chain end, the AER deferral, the stall list and
-# the refusal policy of rdma_send_ring.h one way at a time, run the suite
-# on UML, and require that every mutant fails it. The header is restored
+# retire arithmetic, the chain end, the AER deferral, the stall list, the
+# refusal policy and the pull-up buffers of rdma_send_ring.h one way at a
+# time, run the suite on UML, and require that every mutant fails it. The header is restored
 # from git afterwards.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -25,7 +25,8 @@ run_suite baseline || die "KUnit suite fails without mutation (see $LOGS/kunit-m
 # Each mutant: a name and a sed expression on the header.
 names=(interval-is-depth interval-is-32 no-drain-slot retire-one-short seq-ignores-tail untake-no-signal
 	stall-twice stall-pop-keeps cut-requeues any-error-requeues chain-end-never waited-on-ignored
-	aer-never-marked aer-before-inv aer-while-stopping)
+	aer-never-marked aer-before-inv aer-while-stopping pullup-never-signaled pullup-retire-lost
+	pullup-untake-lost)
 exprs=(
 	's|u32 interval = depth / 2;|u32 interval = depth;|'
 	's|return max(interval, 1U);|return 32;|'
@@ -42,6 +43,9 @@ exprs=(
 	's|WRITE_ONCE(\*deferred, true);|;|'
 	's/if (!\*deferred || inv_waiting || stopped)/if (!*deferred || stopped)/'
 	's/if (!\*deferred || inv_waiting || stopped)/if (!*deferred || inv_waiting)/'
+	's|\*signal = !((seq + 1) \& (ring->nr_pullups / 2 - 1));|*signal = false;|'
+	's|smp_store_release(&ring->pullup_tail, ring->pullup_tail + n);|;|'
+	's|ring->pullup_head -= n;|;|'
 )
 bad=0
 printf '%-20s %-10s %s\n' mutant result 'kunit.py summary'
