@@ -2,8 +2,10 @@
 # Prove the KUnit suite can fail: break the interval, the slot and the
 # retire arithmetic, the chain end, the AER deferral, the stall list, the
 # refusal policy and the pull-up buffers of rdma_send_ring.h one way at a
-# time, run the suite on UML, and require that every mutant fails it. The header is restored
-# from git afterwards.
+# time, run the suite on UML, and require that every mutant fails it.
+# The header is restored from git afterwards.
+# Env: KUNIT_MUTANTS (debugging) only the mutants whose names are in this
+#      comma-separated list; a name that is no mutant's is an error.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -47,10 +49,15 @@ exprs=(
 	's|smp_store_release(&ring->pullup_tail, ring->pullup_tail + n);|;|'
 	's|ring->pullup_head -= n;|;|'
 )
+only=${KUNIT_MUTANTS:-}
+for name in ${only//,/ }; do
+	[[ " ${names[*]} " == *" $name "* ]] || die "KUNIT_MUTANTS: no mutant is named '$name'"
+done
 bad=0
 printf '%-20s %-10s %s\n' mutant result 'kunit.py summary'
 for i in "${!names[@]}"; do
 	name=${names[$i]}
+	[ -z "$only" ] || [[ ",$only," == *",$name,"* ]] || continue
 	git checkout -q -- "$hdr"
 	sed -i "${exprs[$i]}" "$hdr"
 	git diff --quiet -- "$hdr" && die "mutant $name did not change $hdr"
