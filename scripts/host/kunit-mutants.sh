@@ -20,10 +20,6 @@ run_suite() {
 		--build_dir="$KUNIT_UML" --jobs="$(nproc)" >"$LOGS/kunit-mutant-$1.log" 2>&1
 }
 
-mkdir -p "$LOGS"
-log "baseline: the suite must pass unmodified"
-run_suite baseline || die "KUnit suite fails without mutation (see $LOGS/kunit-mutant-baseline.log)"
-
 # Each mutant: a name and a sed expression on the header.
 names=(interval-is-depth interval-is-32 no-drain-slot retire-one-short seq-ignores-tail untake-no-signal
 	stall-twice stall-pop-keeps cut-requeues any-error-requeues chain-end-never waited-on-ignored
@@ -53,6 +49,10 @@ only=${KUNIT_MUTANTS:-}
 for name in ${only//,/ }; do
 	[[ " ${names[*]} " == *" $name "* ]] || die "KUNIT_MUTANTS: no mutant is named '$name'"
 done
+mkdir -p "$LOGS"
+log "baseline: the suite must pass unmodified"
+run_suite baseline || die "KUnit suite fails without mutation (see $LOGS/kunit-mutant-baseline.log)"
+
 bad=0
 printf '%-20s %-10s %s\n' mutant result 'kunit.py summary'
 for i in "${!names[@]}"; do
